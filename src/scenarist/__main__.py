@@ -1,0 +1,5 @@
+"""``python -m scenarist`` runs the CLI."""
+
+from scenarist.cli import run
+
+run()
