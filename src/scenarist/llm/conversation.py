@@ -1,0 +1,521 @@
+"""What a model request says: prompt as typed, working directory, tools, position.
+
+Every client resends the whole conversation on every request, so everything the server needs
+to pick the next turn is in the body. These pure functions read the three wire formats
+(OpenAI Chat, OpenAI Responses, Anthropic Messages) into one neutral :class:`Conversation`,
+peeling off the wrappers real agents add around what the user typed (Claude Code's
+``<system-reminder>`` blocks, Codex's developer messages and ``<environment_context>``).
+
+They validate as they read: a body that the real API would refuse raises
+:class:`RequestError` naming the field, so the server can answer in that API's own format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Api = Literal["chat", "responses", "messages"]
+Profile = Literal["claude", "codex", "openai"]
+ToolKind = Literal["function", "custom", "builtin"]
+
+
+class RequestError(ValueError):
+    """A request the real API would refuse: HTTP ``status``, a message, the offending field."""
+
+    def __init__(self, message: str, *, param: str | None = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecl:
+    """A tool the client declared. ``custom`` is a freeform-input tool (Codex ``apply_patch``)."""
+
+    name: str
+    kind: ToolKind = "function"
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One assistant-side thing already in the history: a text/reasoning part or a tool call."""
+
+    kind: Literal["text", "call"]
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """The neutral reading of one model request."""
+
+    api: Api
+    model: str
+    stream: bool
+    prompts: tuple[str, ...]  # every user turn, as the user typed it
+    cwd: str | None  # the working directory the agent reports, if any
+    tools: tuple[ToolDecl, ...]
+    marks: tuple[Mark, ...]  # assistant-side history since the last user turn
+    assistant_turns: int
+    tool_calls: int
+    tool_results: int
+    include_usage: bool = False  # Chat: stream_options.include_usage
+    max_tokens: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def first_prompt(self) -> str | None:
+        return self.prompts[0] if self.prompts else None
+
+    @property
+    def user_turns(self) -> int:
+        return len(self.prompts)
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return frozenset(t.name for t in self.tools)
+
+
+# --------------------------------------------------------------------------- wrappers
+
+_WRAPPER_TAGS = (
+    "system-reminder",
+    "environment_context",
+    "user_instructions",
+    "permissions instructions",
+    "skills_instructions",
+    "turn_aborted",
+    "user_shell_command",
+    "INSTRUCTIONS",
+    "local-command-stdout",
+    "local-command-caveat",
+)
+_WRAPPER_RE = re.compile(
+    "|".join(rf"<{re.escape(t)}(?:\s[^>]*)?>.*?</{re.escape(t)}>" for t in _WRAPPER_TAGS),
+    re.DOTALL,
+)
+# Codex's AGENTS.md preamble: "# AGENTS.md instructions for /path" then an <INSTRUCTIONS> block.
+# A wrapper opened but never closed (a truncated capture) swallows the rest of its part.
+_UNCLOSED_RE = re.compile("^<(?:" + "|".join(re.escape(t) for t in _WRAPPER_TAGS) + r")[\s>]")
+_AGENTS_MD_RE = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n?", re.MULTILINE)
+_CLAUDE_CWD_RE = re.compile(r"(?:Primary working directory|Working directory):\s*(\S[^\n]*)")
+_CODEX_CWD_RE = re.compile(r"<cwd>\s*([^<]+?)\s*</cwd>")
+
+
+def strip_wrappers(text: str) -> str:
+    """The part of a user message that the user typed: agent wrapper blocks removed."""
+    if "<" not in text and "# AGENTS.md" not in text:
+        return text.strip()
+    rest = _AGENTS_MD_RE.sub("", _WRAPPER_RE.sub("", text)).strip()
+    return "" if _UNCLOSED_RE.match(rest) else rest
+
+
+def find_cwd(texts: Iterable[str]) -> str | None:
+    """The working directory an agent reports: Codex ``<cwd>`` (latest wins), else Claude Code's
+    environment section (first wins)."""
+    claude: str | None = None
+    codex: str | None = None
+    for text in texts:
+        if "<cwd>" in text:
+            for m in _CODEX_CWD_RE.finditer(text):
+                codex = m.group(1)
+        elif claude is None and "orking directory" in text:
+            m2 = _CLAUDE_CWD_RE.search(text)
+            if m2:
+                claude = m2.group(1).strip()
+    return codex or claude
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RequestError(f"{where}: expected an object, got {_kind(value)}", param=where)
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RequestError(f"{where}: expected an array, got {_kind(value)}", param=where)
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise RequestError(f"{where}: expected a string, got {_kind(value)}", param=where)
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+def _required(body: Mapping[str, Any], key: str) -> Any:
+    if key not in body:
+        raise RequestError(f"{key}: Field required", param=key)
+    return body[key]
+
+
+def _stream_flag(body: Mapping[str, Any]) -> bool:
+    stream = body.get("stream", False)
+    if stream is None:
+        return False
+    if not isinstance(stream, bool):
+        raise RequestError(f"stream: expected a boolean, got {_kind(stream)}", param="stream")
+    return stream
+
+
+def _max_tokens(body: Mapping[str, Any], key: str, *, required: bool) -> int | None:
+    if key not in body or body[key] is None:
+        if required:
+            raise RequestError(f"{key}: Field required", param=key)
+        return None
+    value = body[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RequestError(f"{key}: expected a positive integer, got {value!r}", param=key)
+    return value
+
+
+def _text_parts(content: Any, where: str, text_types: Sequence[str]) -> list[str]:
+    """Text of a message content: a plain string or a list of typed parts."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    parts = _list(content, where)
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        p = _obj(part, f"{where}[{i}]")
+        if p.get("type") in text_types and isinstance(p.get("text"), str):
+            out.append(p["text"])
+    return out
+
+
+def _prompt_of(texts: Sequence[str]) -> str | None:
+    typed = [s for s in (strip_wrappers(t) for t in texts) if s]
+    return "\n".join(typed) if typed else None
+
+
+def _tools(raw: Any, where: str) -> list[ToolDecl]:
+    if raw is None:
+        return []
+    out: list[ToolDecl] = []
+    for i, tool in enumerate(_list(raw, where)):
+        t = _obj(tool, f"{where}[{i}]")
+        kind = t.get("type")
+        fn = t.get("function")
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):  # Chat
+            out.append(ToolDecl(fn["name"], "function"))
+        elif kind == "namespace" and isinstance(t.get("tools"), list):  # Codex namespaces
+            # deferred namespaces list bare names; loaded ones list full tool objects
+            inner = t["tools"]
+            out.extend(ToolDecl(n) for n in inner if isinstance(n, str))
+            out.extend(_tools([x for x in inner if isinstance(x, dict)], f"{where}[{i}].tools"))
+        elif isinstance(t.get("name"), str):
+            if kind == "custom":
+                out.append(ToolDecl(t["name"], "custom"))
+            elif kind in (None, "function", "custom_tool") or "input_schema" in t:
+                out.append(ToolDecl(t["name"], "function"))
+            else:  # Anthropic server tools such as web_search_20250305
+                out.append(ToolDecl(t["name"], "builtin"))
+        elif isinstance(kind, str):  # Responses built-ins: web_search, tool_search, ...
+            out.append(ToolDecl(kind, "builtin"))
+    return out
+
+
+# --------------------------------------------------------------------------- Chat
+
+
+def read_chat(body: Mapping[str, Any]) -> Conversation:
+    """Read an OpenAI Chat Completions request (``POST /v1/chat/completions``)."""
+    model = _str(_required(body, "model"), "model")
+    messages = _list(_required(body, "messages"), "messages")
+    if not messages:
+        raise RequestError("messages: must contain at least one message", param="messages")
+    prompts: list[str] = []
+    marks: list[Mark] = []
+    texts: list[str] = []
+    turns = calls = results = 0
+    for i, raw in enumerate(messages):
+        where = f"messages[{i}]"
+        msg = _obj(raw, where)
+        role = _str(_required_in(msg, "role", where), f"{where}.role")
+        if role in ("system", "developer"):
+            texts.extend(_text_parts(msg.get("content"), f"{where}.content", ("text",)))
+        elif role == "user":
+            parts = _text_parts(msg.get("content"), f"{where}.content", ("text",))
+            texts.extend(parts)
+            prompt = _prompt_of(parts)
+            if prompt is not None:
+                prompts.append(prompt)
+                marks = []
+        elif role == "assistant":
+            turns += 1
+            if _text_parts(msg.get("content"), f"{where}.content", ("text", "refusal")):
+                marks.append(Mark("text"))
+            for j, tc in enumerate(msg.get("tool_calls") or []):
+                call = _obj(tc, f"{where}.tool_calls[{j}]")
+                fn = call.get("function")
+                name = fn.get("name") if isinstance(fn, dict) else None
+                calls += 1
+                marks.append(Mark("call", name if isinstance(name, str) else ""))
+        elif role in ("tool", "function"):
+            results += 1
+        else:
+            raise RequestError(
+                f"{where}.role: unknown role {role!r} (expected system, developer, user, "
+                "assistant or tool)",
+                param=f"{where}.role",
+            )
+    stream = _stream_flag(body)
+    opts = body.get("stream_options")
+    include_usage = isinstance(opts, dict) and bool(opts.get("include_usage"))
+    max_tokens = _max_tokens(body, "max_completion_tokens", required=False) or _max_tokens(
+        body, "max_tokens", required=False
+    )
+    return Conversation(
+        api="chat",
+        model=model,
+        stream=stream,
+        prompts=tuple(prompts),
+        cwd=find_cwd(texts),
+        tools=tuple(_tools(body.get("tools"), "tools")),
+        marks=tuple(marks),
+        assistant_turns=turns,
+        tool_calls=calls,
+        tool_results=results,
+        include_usage=include_usage,
+        max_tokens=max_tokens,
+    )
+
+
+def _required_in(obj: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in obj:
+        raise RequestError(f"{where}.{key}: Field required", param=f"{where}.{key}")
+    return obj[key]
+
+
+# --------------------------------------------------------------------------- Responses
+
+_RESPONSES_CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "code_interpreter_call",
+        "mcp_call",
+        "tool_search_call",
+        "image_generation_call",
+    }
+)
+_RESPONSES_OUTPUTS = frozenset(
+    {
+        "function_call_output",
+        "custom_tool_call_output",
+        "local_shell_call_output",
+        "computer_call_output",
+        "mcp_call_output",
+        "tool_search_output",
+    }
+)
+
+
+def read_responses(body: Mapping[str, Any]) -> Conversation:
+    """Read an OpenAI Responses request (``POST /v1/responses``), Codex's included."""
+    model = _str(_required(body, "model"), "model")
+    raw_input = _required(body, "input")
+    tools = _tools(body.get("tools"), "tools")
+    prompts: list[str] = []
+    marks: list[Mark] = []
+    texts: list[str] = []
+    calls = results = turns = 0
+    in_turn = False
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        texts.append(instructions)
+    if isinstance(raw_input, str):
+        items: list[Any] = [{"type": "message", "role": "user", "content": raw_input}]
+    else:
+        items = _list(raw_input, "input")
+    for i, raw in enumerate(items):
+        where = f"input[{i}]"
+        item = _obj(raw, where)
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message":
+            role = _str(_required_in(item, "role", where), f"{where}.role")
+            parts = _text_parts(
+                item.get("content"), f"{where}.content", ("input_text", "output_text", "text")
+            )
+            if role == "user":
+                texts.extend(parts)
+                prompt = _prompt_of(parts)
+                if prompt is not None:
+                    prompts.append(prompt)
+                    marks = []
+                in_turn = False
+            elif role == "assistant":
+                if not in_turn:
+                    turns += 1
+                in_turn = True
+                marks.append(Mark("text"))
+            elif role in ("system", "developer"):
+                texts.extend(parts)
+            else:
+                raise RequestError(
+                    f"{where}.role: unknown role {role!r} (expected user, assistant, system or "
+                    "developer)",
+                    param=f"{where}.role",
+                )
+        elif kind == "reasoning":
+            if not in_turn:
+                turns += 1
+            in_turn = True
+            marks.append(Mark("text"))
+        elif kind in _RESPONSES_CALLS:
+            if not in_turn:
+                turns += 1
+            in_turn = True
+            calls += 1
+            name = item.get("name")
+            marks.append(Mark("call", name if isinstance(name, str) else str(kind)))
+        elif kind in _RESPONSES_OUTPUTS:
+            results += 1
+            in_turn = False
+        elif kind == "additional_tools":  # Codex "code mode": tools travel in the input
+            tools.extend(_tools(item.get("tools"), f"{where}.tools"))
+        elif kind is None:
+            raise RequestError(f"{where}.type: Field required", param=f"{where}.type")
+        # other item kinds (configuration_update, item_reference, compaction...) carry no turn
+    return Conversation(
+        api="responses",
+        model=model,
+        stream=_stream_flag(body),
+        prompts=tuple(prompts),
+        cwd=find_cwd(texts),
+        tools=tuple(tools),
+        marks=tuple(marks),
+        assistant_turns=turns,
+        tool_calls=calls,
+        tool_results=results,
+        max_tokens=_max_tokens(body, "max_output_tokens", required=False),
+    )
+
+
+# --------------------------------------------------------------------------- Messages
+
+
+def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Conversation:
+    """Read an Anthropic Messages request (``POST /v1/messages``), Claude Code's included.
+
+    Claude Code puts a ``role: "system"`` message inside ``messages``: it is accepted.
+    ``count_tokens`` bodies need no ``max_tokens``.
+    """
+    model = _str(_required(body, "model"), "model")
+    messages = _list(_required(body, "messages"), "messages")
+    max_tokens = _max_tokens(body, "max_tokens", required=not count_tokens)
+    texts: list[str] = []
+    system = body.get("system")
+    if system is not None:
+        if not isinstance(system, str | list):
+            raise RequestError(
+                f"system: expected a string or an array of text blocks, got {_kind(system)}",
+                param="system",
+            )
+        texts.extend(_text_parts(system, "system", ("text",)))
+    prompts: list[str] = []
+    marks: list[Mark] = []
+    turns = calls = results = 0
+    for i, raw in enumerate(messages):
+        where = f"messages[{i}]"
+        msg = _obj(raw, where)
+        role = _str(_required_in(msg, "role", where), f"{where}.role")
+        content = _required_in(msg, "content", where)
+        if not isinstance(content, str | list):
+            raise RequestError(
+                f"{where}.content: expected a string or an array of content blocks, "
+                f"got {_kind(content)}",
+                param=f"{where}.content",
+            )
+        if role == "system":
+            texts.extend(_text_parts(content, f"{where}.content", ("text",)))
+        elif role == "user":
+            parts = _text_parts(content, f"{where}.content", ("text",))
+            texts.extend(parts)
+            n_results = 0
+            if isinstance(content, list):
+                n_results = sum(
+                    1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+                )
+            results += n_results
+            prompt = None if n_results else _prompt_of(parts)
+            if prompt is not None:
+                prompts.append(prompt)
+                marks = []
+        elif role == "assistant":
+            turns += 1
+            if isinstance(content, str):
+                if content:
+                    marks.append(Mark("text"))
+                continue
+            for j, block in enumerate(content):
+                b = _obj(block, f"{where}.content[{j}]")
+                btype = b.get("type")
+                if btype in ("tool_use", "server_tool_use"):
+                    calls += 1
+                    marks.append(Mark("call", str(b.get("name", ""))))
+                elif btype in ("text", "thinking", "redacted_thinking"):
+                    marks.append(Mark("text"))
+        else:
+            raise RequestError(
+                f"{where}.role: unknown role {role!r} (expected user or assistant)",
+                param=f"{where}.role",
+            )
+    return Conversation(
+        api="messages",
+        model=model,
+        stream=_stream_flag(body),
+        prompts=tuple(prompts),
+        cwd=find_cwd(texts),
+        tools=tuple(_tools(body.get("tools"), "tools")),
+        marks=tuple(marks),
+        assistant_turns=turns,
+        tool_calls=calls,
+        tool_results=results,
+        max_tokens=max_tokens,
+        extra={"thinking": body.get("thinking")},
+    )
+
+
+READERS = {"chat": read_chat, "responses": read_responses, "messages": read_messages}
+
+
+def read_request(api: Api, body: Any) -> Conversation:
+    """Read a request body of ``api``; raises :class:`RequestError` on a body the API refuses."""
+    return READERS[api](_obj(body, "body"))
+
+
+# --------------------------------------------------------------------------- profile
+
+_CLAUDE_MARKERS = frozenset({"Bash", "Write", "Edit", "Read"})
+_CODEX_MARKERS = frozenset({"exec_command", "apply_patch", "shell", "write_stdin"})
+
+
+def detect_profile(conv: Conversation) -> Profile:
+    """``--agent-type auto``: Claude Code by its tool names, Codex by its, else generic OpenAI."""
+    names = conv.tool_names
+    if len(names & _CLAUDE_MARKERS) >= 2:
+        return "claude"
+    if names & _CODEX_MARKERS:
+        return "codex"
+    return "openai"
