@@ -1,0 +1,108 @@
+"""Pure wire encoders: one neutral model-turn description → each model API's exact wire format.
+
+Shared by the mock model server (:mod:`scenarist.llm`) and the in-process fake
+(:mod:`scenarist.fake`); there is no second set. See ``docs/wire.md``.
+
+    events = [MessageStart("abc", "gpt-x"), TextDelta("Hi"), Finish(usage=Usage(3, 1))]
+    for frame in encode_stream("openai_chat", events, include_usage=True):
+        send(frame.encode())          # after sleeping until frame.at_ms, if pacing
+    status, body = encode_body("anthropic", events)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from scenarist.wire import anthropic, openai_chat, openai_responses
+from scenarist.wire.chunking import chunk_text
+from scenarist.wire.errors import APIS, Api, error_body
+from scenarist.wire.events import (
+    DEFAULT_MODEL,
+    Error,
+    Event,
+    Finish,
+    FinishReason,
+    MessageStart,
+    ReasoningDelta,
+    ReasoningEnd,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolKind,
+    Turn,
+    TurnBuilder,
+    Usage,
+    fold,
+    leading_error,
+    resolve_finish,
+)
+from scenarist.wire.request import include_usage, requested_model, wants_stream
+from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames
+
+CREATED = openai_chat.CREATED
+
+
+def encode_stream(api: Api, events: Iterable[Event], *, include_usage: bool = False,
+                  created: int = CREATED) -> Iterator[Frame]:
+    """The SSE frames ``api`` streams for ``events`` (``include_usage``: Chat only)."""
+    if api == "openai_chat":
+        return openai_chat.stream(events, include_usage=include_usage, created=created)
+    if api == "openai_responses":
+        return openai_responses.stream(events, created=created)
+    if api == "anthropic":
+        return anthropic.stream(events)
+    raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
+
+
+def encode_body(api: Api, events: Iterable[Event], *,
+                created: int = CREATED) -> tuple[int, dict[str, Any]]:
+    """``(status, body)`` of a non-streamed answer: 200 and the response, or the error's own."""
+    turn = fold(events)
+    if turn.error is not None:
+        err = turn.error
+        return err.status, error_body(api, err.status, err.message, err.type, err.code)
+    if api == "openai_chat":
+        return 200, openai_chat.turn_body(turn, created=created)
+    if api == "openai_responses":
+        return 200, openai_responses.response_object(turn, created=created)
+    if api == "anthropic":
+        return 200, anthropic.turn_body(turn)
+    raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
+
+
+__all__ = [
+    "APIS",
+    "CREATED",
+    "DEFAULT_MODEL",
+    "SSE_HEADERS",
+    "Api",
+    "Error",
+    "Event",
+    "Finish",
+    "FinishReason",
+    "Frame",
+    "MessageStart",
+    "ReasoningDelta",
+    "ReasoningEnd",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolKind",
+    "Turn",
+    "TurnBuilder",
+    "Usage",
+    "chunk_text",
+    "encode_body",
+    "encode_frames",
+    "encode_stream",
+    "error_body",
+    "fold",
+    "include_usage",
+    "leading_error",
+    "requested_model",
+    "resolve_finish",
+    "wants_stream",
+]

@@ -1,0 +1,314 @@
+"""The neutral description of one model turn, shared by every wire encoder.
+
+A model turn is a sequence of small frozen events (message start, reasoning, text, tool calls,
+finish, error). Front ends produce them (from a scenario or a fake-model script); encoders turn
+them into one API's wire format. Each event carries ``at_ms``, its offset from the start of the
+response, so a server can pace a stream; nothing here sleeps or does I/O.
+
+:class:`TurnBuilder` folds events into a :class:`Turn` (the whole answer at once). The
+non-streaming encoders and the final ``response.completed`` object are built from it, so the
+streamed and the non-streamed shape of one turn can never disagree.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+ToolKind = Literal["function", "custom"]
+"""``function``: arguments are JSON text. ``custom``: Codex-style freeform input (raw text)."""
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
+
+DEFAULT_MODEL = "mock-model"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one turn (what the APIs report; nothing here is estimated)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class MessageStart:
+    """Opens the turn. ``input_tokens`` is reported up front (Anthropic's ``message_start``)."""
+
+    id: str = "msg_0"
+    model: str = DEFAULT_MODEL
+    input_tokens: int = 0
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of reasoning (Responses reasoning summary, Anthropic thinking)."""
+
+    text: str
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningEnd:
+    """Ends a reasoning segment; ``signature`` is Anthropic's / Responses' encrypted content."""
+
+    signature: str = ""
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """Opens a tool call; ``id`` is the call id the client echoes back with the result."""
+
+    id: str
+    name: str
+    kind: ToolKind = "function"
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of a call's input: JSON text for ``function``, raw text for ``custom``."""
+
+    id: str
+    text: str
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    id: str
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Ends the turn. ``reason=None`` means: ``tool_calls`` if the turn made any, else ``stop``."""
+
+    reason: FinishReason | None = None
+    usage: Usage = field(default_factory=Usage)
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """A failure. First in a turn it is an HTTP error; later, an in-stream error event."""
+
+    message: str
+    type: str | None = None
+    status: int = 500
+    code: str | None = None
+    at_ms: int = 0
+
+
+Event = (
+    MessageStart
+    | ReasoningDelta
+    | ReasoningEnd
+    | TextDelta
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | Finish
+    | Error
+)
+
+
+def resolve_finish(reason: FinishReason | None, made_tool_calls: bool) -> FinishReason:
+    """The finish reason to report: explicit wins, else inferred from the turn's content."""
+    if reason is not None:
+        return reason
+    return "tool_calls" if made_tool_calls else "stop"
+
+
+# --- the whole turn ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TextPart:
+    text: str = ""
+
+
+@dataclass(slots=True)
+class ReasoningPart:
+    text: str = ""
+    signature: str = ""
+    done: bool = False
+
+
+@dataclass(slots=True)
+class ToolCallPart:
+    id: str
+    name: str
+    kind: ToolKind = "function"
+    arguments: str = ""
+    done: bool = False
+
+
+Part = TextPart | ReasoningPart | ToolCallPart
+
+
+@dataclass(slots=True)
+class Turn:
+    """A model turn folded from its events, in output order."""
+
+    id: str = "msg_0"
+    model: str = DEFAULT_MODEL
+    input_tokens: int = 0
+    parts: list[Part] = field(default_factory=list)
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    error: Error | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, ReasoningPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.parts if isinstance(p, ToolCallPart)]
+
+    @property
+    def resolved_finish(self) -> FinishReason:
+        return resolve_finish(self.finish_reason, bool(self.tool_calls))
+
+    @property
+    def resolved_usage(self) -> Usage:
+        """The finish usage, with ``input_tokens`` from the start when the finish has none."""
+        usage = self.usage or Usage()
+        if usage.input_tokens == 0 and self.input_tokens:
+            return Usage(self.input_tokens, usage.output_tokens, usage.cached_input_tokens,
+                         usage.reasoning_tokens)
+        return usage
+
+
+class TurnBuilder:
+    """Folds events one at a time into a :class:`Turn` (used by streams and bodies alike)."""
+
+    __slots__ = ("_calls", "_open", "turn")
+
+    def __init__(self) -> None:
+        self.turn = Turn()
+        self._calls: dict[str, ToolCallPart] = {}
+        self._open: TextPart | ReasoningPart | None = None
+
+    def add(self, event: Event) -> None:
+        turn = self.turn
+        if isinstance(event, TextDelta):
+            if not isinstance(self._open, TextPart):
+                self._open = TextPart()
+                turn.parts.append(self._open)
+            self._open.text += event.text
+        elif isinstance(event, ReasoningDelta):
+            if not isinstance(self._open, ReasoningPart):
+                self._open = ReasoningPart()
+                turn.parts.append(self._open)
+            self._open.text += event.text
+        elif isinstance(event, ReasoningEnd):
+            part = self._open if isinstance(self._open, ReasoningPart) else ReasoningPart()
+            if part is not self._open:
+                turn.parts.append(part)
+            part.signature, part.done = event.signature, True
+            self._open = None
+        elif isinstance(event, ToolCallStart):
+            call = ToolCallPart(event.id, event.name, event.kind)
+            self._calls[event.id] = call
+            turn.parts.append(call)
+            self._open = None
+        elif isinstance(event, ToolCallDelta):
+            self.call(event.id).arguments += event.text
+        elif isinstance(event, ToolCallEnd):
+            self.call(event.id).done = True
+        elif isinstance(event, MessageStart):
+            turn.id, turn.model, turn.input_tokens = event.id, event.model, event.input_tokens
+        elif isinstance(event, Finish):
+            turn.finish_reason, turn.usage = event.reason, event.usage
+        else:
+            turn.error = event
+
+    def call(self, call_id: str) -> ToolCallPart:
+        try:
+            return self._calls[call_id]
+        except KeyError:
+            raise ValueError(
+                f"tool call delta for unknown call id {call_id!r}: emit ToolCallStart(id={call_id!r}, "
+                "name=...) before its deltas"
+            ) from None
+
+
+def fold(events: Iterable[Event]) -> Turn:
+    """The whole turn described by ``events``."""
+    builder = TurnBuilder()
+    for event in events:
+        builder.add(event)
+    return builder.turn
+
+
+def split_start(events: Iterable[Event]) -> tuple[MessageStart, Iterator[Event]]:
+    """The turn's :class:`MessageStart` (a default one if the events lack it) and the rest.
+
+    Reads at most one event, so a lazy source stays lazy until the encoder is iterated.
+    """
+    it = iter(events)
+    first = next(it, None)
+    if isinstance(first, MessageStart):
+        return first, it
+    if first is None:
+        return MessageStart(), it
+    return MessageStart(at_ms=first.at_ms), itertools.chain((first,), it)
+
+
+def leading_error(events: Iterable[Event]) -> tuple[Error | None, Iterator[Event]]:
+    """An :class:`Error` that comes before any output (to answer as an HTTP error), and the rest.
+
+    Skips over a leading :class:`MessageStart`; the returned iterator still yields everything
+    that was read when there is no leading error.
+    """
+    it = iter(events)
+    head: list[Event] = []
+    for event in it:
+        head.append(event)
+        if not isinstance(event, MessageStart):
+            break
+    if head and isinstance(head[-1], Error):
+        return head[-1], it
+    return None, itertools.chain(head, it)
+
+
+CUSTOM_OPEN = '{"input":"'
+CUSTOM_CLOSE = '"}'
+"""APIs without freeform tools carry a ``custom`` call's raw text as ``{"input": "<text>"}``;
+a stream opens with ``CUSTOM_OPEN``, sends :func:`json_fragment` of each delta, ends with
+``CUSTOM_CLOSE``."""
+
+
+def json_fragment(text: str) -> str:
+    """``text`` escaped as the inside of a JSON string."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def call_arguments_json(call: ToolCallPart) -> str:
+    """A call's arguments as JSON text (``custom`` input wrapped as ``{"input": ...}``)."""
+    if call.kind == "custom":
+        return json.dumps({"input": call.arguments}, ensure_ascii=False, separators=(",", ":"))
+    return call.arguments
