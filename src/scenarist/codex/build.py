@@ -1,0 +1,263 @@
+"""Pure builders for the EventMsg sequences Codex emits for each kind of activity.
+
+Each returns a list of events for one simulated action (a command run, a patch,
+an MCP call...), shaped like openai/codex's protocol so hosts' log normalisers
+see what they would see from the real agent. Nothing here runs, writes or
+connects: a "command" is only described, its output is the text we are given.
+"""
+
+from __future__ import annotations
+
+from binascii import b2a_base64
+
+from scenarist.codex.rng import chunk_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from scenarist.codex.turn import Turn
+
+    Event = dict[str, Any]
+
+MODEL = "fake-codex"
+
+
+def session_configured(
+    session_id: str,
+    *,
+    cwd: str,
+    model: str = MODEL,
+    approvals: bool = False,
+    sandbox: str = "workspace-write",
+) -> Event:
+    """The ``session_configured`` a host waits for before anything else."""
+    policy: dict[str, Any] = {"type": sandbox}
+    if sandbox == "workspace-write":
+        policy.update(network_access=False, exclude_tmpdir_env_var=False, exclude_slash_tmp=False)
+    return {
+        "type": "session_configured",
+        "session_id": session_id,
+        "model": model,
+        "model_provider_id": "scenarist",
+        "approval_policy": "on-request" if approvals else "never",
+        "sandbox_policy": policy,
+        "cwd": cwd,
+        "history_log_id": 0,
+        "history_entry_count": 0,
+        "rollout_path": None,
+    }
+
+
+def _streamed(turn: Turn, text: str, delta_type: str, final: Event) -> list[Event]:
+    out: list[Event] = [
+        {"type": delta_type, "delta": piece}
+        for piece in chunk_text(text, turn.rng, turn.chunk_min, turn.chunk_max)
+    ]
+    out.append(final)
+    return out
+
+
+def message(turn: Turn, text: str) -> list[Event]:
+    """Streamed assistant text: ``agent_message_delta`` chunks, then the whole ``agent_message``."""
+    return _streamed(turn, text, "agent_message_delta", {"type": "agent_message", "message": text})
+
+
+def reasoning(turn: Turn, text: str) -> list[Event]:
+    """Streamed reasoning summary: ``agent_reasoning_delta`` chunks, then ``agent_reasoning``."""
+    return _streamed(turn, text, "agent_reasoning_delta", {"type": "agent_reasoning", "text": text})
+
+
+def _duration(turn: Turn, lo_ms: int, hi_ms: int) -> dict[str, int]:
+    ms = turn.rng.between(lo_ms, hi_ms)
+    return {"secs": ms // 1000, "nanos": (ms % 1000) * 1_000_000}
+
+
+def exec_command(
+    turn: Turn,
+    command: list[str],
+    *,
+    stdout: str = "",
+    stderr: str = "",
+    exit_code: int = 0,
+    approvals: bool = False,
+    declined: bool = False,
+) -> list[Event]:
+    """A simulated shell command: (approval request), begin, output deltas, end.
+
+    ``declined`` models a user refusing the approval: the command never "runs".
+    """
+    call_id = f"call_{turn.rng.hex(24)}"
+    cmd_text = " ".join(command)
+    parsed = [{"type": "unknown", "cmd": cmd_text}]
+    out: list[Event] = []
+    if approvals or declined:
+        out.append(
+            {
+                "type": "exec_approval_request",
+                "call_id": call_id,
+                "turn_id": turn.turn_id,
+                "command": command,
+                "cwd": turn.cwd,
+                "reason": "fake-codex asks before running commands",
+                "parsed_cmd": parsed,
+            }
+        )
+    if declined:
+        stdout, stderr, exit_code = "", "command declined by user", 1
+    else:
+        out.append(
+            {
+                "type": "exec_command_begin",
+                "call_id": call_id,
+                "turn_id": turn.turn_id,
+                "command": command,
+                "cwd": turn.cwd,
+                "parsed_cmd": parsed,
+                "source": "agent",
+            }
+        )
+        for stream, text in (("stdout", stdout), ("stderr", stderr)):
+            if text:
+                chunk = b2a_base64(text.encode(), newline=False).decode("ascii")
+                out.append(
+                    {
+                        "type": "exec_command_output_delta",
+                        "call_id": call_id,
+                        "stream": stream,
+                        "chunk": chunk,
+                    }
+                )
+    aggregated = stdout + stderr
+    out.append(
+        {
+            "type": "exec_command_end",
+            "call_id": call_id,
+            "turn_id": turn.turn_id,
+            "command": command,
+            "cwd": turn.cwd,
+            "parsed_cmd": parsed,
+            "source": "agent",
+            "stdout": stdout,
+            "stderr": stderr,
+            "aggregated_output": aggregated,
+            "exit_code": exit_code,
+            "duration": _duration(turn, 20, 900),
+            "formatted_output": aggregated.rstrip("\n"),
+            "status": "declined" if declined else ("completed" if exit_code == 0 else "failed"),
+        }
+    )
+    return out
+
+
+def file_change(kind: str, *, content: str = "", diff: str = "") -> dict[str, Any]:
+    """A Codex ``FileChange``: ``add``/``delete`` carry content, ``update`` a unified diff."""
+    if kind == "update":
+        return {"type": "update", "unified_diff": diff, "move_path": None}
+    return {"type": kind, "content": content}
+
+
+def apply_patch(
+    turn: Turn,
+    changes: dict[str, dict[str, Any]],
+    *,
+    approvals: bool = False,
+    success: bool = True,
+) -> list[Event]:
+    """A simulated ``apply_patch``: (approval request), begin, end. No file is touched."""
+    call_id = f"call_{turn.rng.hex(24)}"
+    out: list[Event] = []
+    if approvals:
+        out.append(
+            {
+                "type": "apply_patch_approval_request",
+                "call_id": call_id,
+                "turn_id": turn.turn_id,
+                "changes": changes,
+                "reason": "fake-codex asks before editing files",
+            }
+        )
+    out.append(
+        {
+            "type": "patch_apply_begin",
+            "call_id": call_id,
+            "turn_id": turn.turn_id,
+            "auto_approved": not approvals,
+            "changes": changes,
+        }
+    )
+    files = ", ".join(changes)
+    out.append(
+        {
+            "type": "patch_apply_end",
+            "call_id": call_id,
+            "turn_id": turn.turn_id,
+            "stdout": f"Success. Updated the following files:\n{files}\n" if success else "",
+            "stderr": "" if success else f"failed to apply patch to {files}\n",
+            "success": success,
+            "changes": changes,
+            "status": "completed" if success else "failed",
+        }
+    )
+    return out
+
+
+def mcp_call(
+    turn: Turn,
+    server: str,
+    tool: str,
+    arguments: Any,
+    *,
+    result: str | None = None,
+    error: str | None = None,
+) -> list[Event]:
+    """A simulated MCP tool call; ``error`` makes it fail with that message."""
+    call_id = f"call_{turn.rng.hex(24)}"
+    invocation = {"server": server, "tool": tool, "arguments": arguments}
+    outcome: dict[str, Any]
+    if error is not None:
+        outcome = {"Err": error}
+    else:
+        text = result if result is not None else f"{server}.{tool} ok"
+        outcome = {"Ok": {"content": [{"type": "text", "text": text}], "isError": False}}
+    return [
+        {"type": "mcp_tool_call_begin", "call_id": call_id, "invocation": invocation},
+        {
+            "type": "mcp_tool_call_end",
+            "call_id": call_id,
+            "invocation": invocation,
+            "duration": _duration(turn, 10, 400),
+            "result": outcome,
+        },
+    ]
+
+
+def web_search(turn: Turn, query: str) -> list[Event]:
+    """A simulated web search (begin, end with the query)."""
+    call_id = f"ws_{turn.rng.hex(24)}"
+    return [
+        {"type": "web_search_begin", "call_id": call_id},
+        {
+            "type": "web_search_end",
+            "call_id": call_id,
+            "query": query,
+            "action": {"type": "search", "query": query},
+        },
+    ]
+
+
+def plan_update(steps: list[str], *, done: int = 0) -> Event:
+    """The agent's to-do list: the first ``done`` steps completed, the next in progress."""
+    plan = [
+        {
+            "step": step,
+            "status": "completed" if i < done else ("in_progress" if i == done else "pending"),
+        }
+        for i, step in enumerate(steps)
+    ]
+    return {"type": "plan_update", "plan": plan, "explanation": None}
+
+
+def note(etype: str, text: str) -> Event:
+    """``warning``, ``error``, ``stream_error`` or ``background_event`` with a message."""
+    return {"type": etype, "message": text}

@@ -1,0 +1,431 @@
+"""``fake-codex`` / ``scenarist codex``: the command line of the fake Codex agent.
+
+Arguments are parsed by hand (no :mod:`argparse`) so that start-up stays close to
+a bare interpreter and so that ``fake-codex exec --json ...`` can accept, and
+ignore, every flag of the real ``codex exec``. Heavy modules (the scenario
+loader, YAML, pydantic) are imported only for ``--scenario``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from scenarist.codex import build
+from scenarist.codex.commands import command_steps, has_session, parse_prompt
+from scenarist.codex.config import ENV_VAR, Config, parse_json_config, tool_list
+from scenarist.codex.encode import FORMATS, CodexEventEncoder, ExecJsonEncoder
+from scenarist.codex.errors import UsageError
+from scenarist.codex.output import Writer
+from scenarist.codex.rng import Rng
+from scenarist.codex.simulate import random_turn
+from scenarist.codex.turn import Turn, frame_turn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any, BinaryIO
+
+    from scenarist.codex.turn import Step
+
+USAGE = """\
+usage: fake-codex [OPTIONS] [PROMPT]
+       fake-codex exec [--json|--experimental-json] [CODEX EXEC FLAGS] [PROMPT]
+
+A safe, deterministic stand-in for the Codex CLI: it prints Codex events and never
+runs commands, writes files or opens connections. The prompt is the argument, or
+standard input when absent or "-". Prompts starting with help, ? or ( are command
+mode (try: fake-codex "help"); anything else gets a random, seeded simulation.
+
+options:
+  --seed N                  seed for ids, chunking and choices (default: random, reported on stderr)
+  --cadence-ms N            pause after each line (default 0: full speed)
+  --chunk-min N --chunk-max N  size of message deltas in characters (default 4..14)
+  --no-reasoning            no reasoning events in random mode
+  --tool-events LIST        tools random mode uses: exec,apply_patch,mcp,web_search
+  --approvals, --no-approvals  emit approval requests before commands and patches
+  --errors                  random mode adds a warning and a stream error
+  --session-id ID           session/thread id (default: derived from the seed)
+  --cwd DIR                 working directory reported in events (never touched)
+  --model NAME              model reported in session_configured
+  --format FMT              codex-event (JSON-RPC notifications) or exec-json (codex exec --json)
+  --no-turn-lifecycle       no task_started/token_count/task_complete (older hosts)
+  --command-prefix P        command-mode prefix, repeatable (default: help, ?, ()
+  --scenario FILE           play a scenario file as Codex events
+  --replay FILE.jsonl       re-emit a recorded stream
+  --config JSON|@FILE       settings as JSON (same keys as $SCENARIST_CODEX_CONFIG)
+  --interactive             one turn per stdin line until EOF, each line flushed
+  -h, --help                show this help
+"""
+
+# option name -> (config attribute or action, takes a value)
+_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--seed": ("seed", True),
+    "--cadence-ms": ("cadence_ms", True),
+    "--chunk-min": ("chunk_min", True),
+    "--chunk-max": ("chunk_max", True),
+    "--no-reasoning": ("no_reasoning", False),
+    "--tool-events": ("tool_events", True),
+    "--approvals": ("approvals", False),
+    "--no-approvals": ("no_approvals", False),
+    "--errors": ("errors", False),
+    "--session-id": ("session_id", True),
+    "--cwd": ("cwd", True),
+    "--model": ("model", True),
+    "--format": ("format", True),
+    "--no-turn-lifecycle": ("no_lifecycle", False),
+    "--command-prefix": ("command_prefix", True),
+    "--scenario": ("scenario", True),
+    "--replay": ("replay", True),
+    "--config": ("config", True),
+    "--interactive": ("interactive", False),
+    "-h": ("help", False),
+    "--help": ("help", False),
+}
+
+# Flags of the real `codex exec` (0.169): mapped where they mean something to us,
+# otherwise accepted and ignored so fake-codex can stand in for the binary.
+_EXEC_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--json": ("exec_json", False),
+    "--experimental-json": ("exec_json", False),
+    "-c": ("codex_config", True),
+    "--config": ("codex_config", True),
+    "-C": ("cwd", True),
+    "--cd": ("cwd", True),
+    "-m": ("model", True),
+    "-s": ("sandbox", True),
+    "--sandbox": ("sandbox", True),
+    "--full-auto": ("ignore", False),
+    **{
+        flag: ("ignore", True)
+        for flag in (
+            "--enable",
+            "--disable",
+            "-i",
+            "--image",
+            "--local-provider",
+            "-p",
+            "--profile",
+            "--add-dir",
+            "--thread-source",
+            "--cyber-access-program",
+            "--output-schema",
+            "--color",
+            "-o",
+            "--output-last-message",
+        )
+    },
+}
+
+
+class Args:
+    """The parsed command line."""
+
+    def __init__(self) -> None:
+        self.flags: list[tuple[str, str, str | None]] = []  # (option, action, value)
+        self.prompt: str | None = None
+        self.exec_mode = False
+        self.resume: str | None = None
+
+
+def parse_args(argv: list[str]) -> Args:
+    """Split ``argv`` into options and the prompt; raises :class:`UsageError`."""
+    args = Args()
+    rest = list(argv)
+    if rest and rest[0] == "exec":
+        args.exec_mode = True
+        rest.pop(0)
+    table = {**_OPTIONS, **_EXEC_OPTIONS} if args.exec_mode else _OPTIONS
+    positional: list[str] = []
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        i += 1
+        if arg == "--":
+            positional += rest[i:]
+            break
+        if arg == "-" or not arg.startswith("-"):
+            positional.append(arg)
+            continue
+        name, eq, inline = arg.partition("=")
+        spec = table.get(name)
+        if spec is None:
+            if args.exec_mode:
+                continue  # another codex exec flag: accepted and ignored
+            raise UsageError(f"unknown option {name!r} (see fake-codex --help)")
+        action, takes_value = spec
+        value: str | None = None
+        if takes_value:
+            if eq:
+                value = inline
+            elif i < len(rest):
+                value = rest[i]
+                i += 1
+            else:
+                raise UsageError(f"option {name} needs a value (see fake-codex --help)")
+        elif eq:
+            raise UsageError(f"option {name} takes no value")
+        args.flags.append((name, action, value))
+    if args.exec_mode and positional and positional[0] == "resume":
+        positional.pop(0)
+        if positional and positional[0] != "-":
+            args.resume = positional.pop(0)
+    if len(positional) > 1:
+        raise UsageError(
+            f"expected at most one prompt, got {len(positional)} arguments; quote the prompt"
+        )
+    if positional:
+        args.prompt = positional[0]
+    return args
+
+
+def _int_flag(name: str, value: str, lo: int = 0) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise UsageError(f"{name} needs a whole number, got {value!r}") from None
+    if number < lo:
+        raise UsageError(f"{name} must be at least {lo}, got {number}")
+    return number
+
+
+def _read_file(path: str, what: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} {path!r} is not UTF-8 text") from None
+
+
+def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
+    """Resolve the settings: defaults < ``$SCENARIST_CODEX_CONFIG`` < ``--config`` < flags."""
+    cfg = Config()
+    if args.exec_mode:
+        cfg.format = "exec-json"
+    env_text = environ.get(ENV_VAR, "").strip()
+    if env_text:
+        cfg.update(parse_json_config(env_text, f"${ENV_VAR}"), f"${ENV_VAR}")
+    for name, action, value in args.flags:
+        if action in ("config", "codex_config") and value is not None:
+            text = value.strip()
+            if text.startswith("@"):
+                cfg.update(parse_json_config(_read_file(text[1:], "config file"), text), text)
+            elif text.startswith("{") or action == "config":
+                cfg.update(parse_json_config(text, name), name)
+            # else: a codex `-c key=value` override, meaningless here
+    interactive = False
+    prefixes: list[str] = []
+    for name, action, value in args.flags:
+        v = value or ""
+        if action == "help":
+            raise _Help
+        if action == "seed":
+            cfg.seed = _int_flag(name, v)
+        elif action == "cadence_ms":
+            cfg.cadence_ms = _int_flag(name, v)
+        elif action == "chunk_min":
+            cfg.chunk_min = _int_flag(name, v, 1)
+        elif action == "chunk_max":
+            cfg.chunk_max = _int_flag(name, v, 1)
+        elif action == "no_reasoning":
+            cfg.reasoning = False
+        elif action == "tool_events":
+            try:
+                cfg.tools = tool_list(v)
+            except ValueError as exc:
+                raise UsageError(f"{name} {exc}") from None
+        elif action == "approvals":
+            cfg.approvals = True
+        elif action == "no_approvals":
+            cfg.approvals = False
+        elif action == "errors":
+            cfg.errors = True
+        elif action == "session_id":
+            cfg.session_id = v
+        elif action == "cwd":
+            cfg.cwd = v
+        elif action == "model":
+            cfg.model = v
+        elif action == "sandbox":
+            cfg.update({"sandbox": v}, name)
+        elif action == "format":
+            if v not in FORMATS:
+                raise UsageError(f"{name} must be one of {', '.join(FORMATS)}, got {v!r}")
+            cfg.format = v
+        elif action == "no_lifecycle":
+            cfg.turn_lifecycle = False
+        elif action == "command_prefix":
+            if not v:
+                raise UsageError(f"{name} needs a non-empty prefix")
+            prefixes.append(v)
+        elif action == "scenario":
+            cfg.scenario = v
+        elif action == "replay":
+            cfg.replay = v
+        elif action == "interactive":
+            interactive = True
+        elif action == "exec_json":
+            cfg.format = "exec-json"
+    if prefixes:
+        cfg.command_prefixes = tuple(prefixes)
+    if args.resume:
+        cfg.session_id = args.resume
+    cfg.check("options")
+    if cfg.scenario and cfg.replay:
+        raise UsageError("--scenario and --replay cannot be combined; choose one")
+    return cfg, interactive
+
+
+class _Help(Exception):
+    """``-h``/``--help`` was given."""
+
+
+class Session:
+    """One run of the fake agent: its settings, ids and output, across one or more turns."""
+
+    def __init__(self, cfg: Config, writer: Writer, cwd: str, seed: int) -> None:
+        self.cfg = cfg
+        self.writer = writer
+        self.root = Rng(seed)
+        self.session_id = cfg.session_id or self.root.uuid()
+        self.cwd = cwd
+        self.session_event = build.session_configured(
+            self.session_id, cwd=cwd, model=cfg.model, approvals=cfg.approvals, sandbox=cfg.sandbox
+        )
+        self.encoder: CodexEventEncoder | ExecJsonEncoder = (
+            ExecJsonEncoder() if cfg.format == "exec-json" else CodexEventEncoder()
+        )
+        # exec-json has no turn boundaries without the lifecycle events
+        self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
+        self.turns = 0
+        self._scenario: Callable[[Turn, str], tuple[Iterable[Step], bool]] | None = None
+
+    def turn(self, prompt: str) -> None:
+        """Run one turn for ``prompt`` and write its lines."""
+        self.turns += 1
+        number = self.turns
+        cfg = self.cfg
+        turn = Turn(
+            self.root.fork(number),
+            number=number,
+            cwd=self.cwd,
+            chunk_min=cfg.chunk_min,
+            chunk_max=cfg.chunk_max,
+            approvals=cfg.approvals,
+            session=self.session_event,
+        )
+        steps: Iterable[Step]
+        own_session = False
+        if cfg.scenario:
+            steps, own_session = self._scenario_steps(turn, prompt)
+        else:
+            commands = parse_prompt(prompt, cfg.command_prefixes)
+            if commands is not None:
+                steps = command_steps(commands, turn)
+                own_session = has_session(commands)
+            else:
+                steps = random_turn(
+                    turn, prompt, tools=cfg.tools, reasoning=cfg.reasoning, errors=cfg.errors
+                )
+        session = self.session_event if number == 1 and not own_session else None
+        self.encoder.begin_turn(number)
+        framed = frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
+        self.writer.write(framed, self.encoder)
+
+    def failed_turn(self, prompt: str, problem: str) -> None:
+        """An interactive turn whose input was bad: report it as an ``error`` event."""
+        self.turns += 1
+        number = self.turns
+        turn = Turn(self.root.fork(number), number=number, cwd=self.cwd)
+        session = self.session_event if number == 1 else None
+        self.encoder.begin_turn(number)
+        steps = [build.note("error", f"fake-codex: {problem}")]
+        framed = frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
+        self.writer.write(framed, self.encoder)
+
+    def replay(self, steps: list[Step]) -> None:
+        self.turns += 1
+        self.encoder.begin_turn(self.turns)
+        self.writer.write(steps, self.encoder)
+
+    def _scenario_steps(self, turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+        if self._scenario is None:
+            from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
+
+            assert self.cfg.scenario is not None
+            self._scenario = load_player(self.cfg.scenario, self.cfg)
+        return self._scenario(turn, prompt)
+
+
+def run(
+    argv: list[str],
+    *,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    stderr: Any,
+    environ: Mapping[str, str],
+) -> int:
+    """The whole program with its streams passed in (what tests call)."""
+    try:
+        args = parse_args(argv)
+        try:
+            cfg, interactive = build_config(args, environ)
+        except _Help:
+            stdout.write(USAGE.encode())
+            stdout.flush()
+            return 0
+        seed = cfg.seed
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "big") >> 1
+            stderr.write(f"fake-codex: seed {seed} (pass --seed {seed} to reproduce this run)\n")
+            stderr.flush()
+        cwd = cfg.cwd or os.getcwd()
+        writer = Writer(stdout, cadence_ms=cfg.cadence_ms, flush_each=interactive)
+        session = Session(cfg, writer, cwd, seed)
+        if cfg.replay:
+            from scenarist.codex.replay import parse_replay
+
+            session.replay(parse_replay(_read_file(cfg.replay, "replay file"), cfg.replay))
+            return 0
+        if interactive:
+            for raw in stdin:
+                prompt = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if not prompt.strip():
+                    continue
+                try:
+                    session.turn(prompt)
+                except UsageError as exc:
+                    stderr.write(f"fake-codex: {exc}\n")
+                    stderr.flush()
+                    session.failed_turn(prompt, str(exc))
+            return 0
+        if args.prompt is None or args.prompt == "-":
+            session.turn(stdin.read().decode("utf-8", "replace"))
+        else:
+            session.turn(args.prompt)
+        return 0
+    except UsageError as exc:
+        stderr.write(f"fake-codex: {exc}\n")
+        stderr.flush()
+        return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``fake-codex`` and ``scenarist codex``; returns the exit code."""
+    try:
+        return run(
+            sys.argv[1:] if argv is None else list(argv),
+            stdin=sys.stdin.buffer,
+            stdout=sys.stdout.buffer,
+            stderr=sys.stderr,
+            environ=os.environ,
+        )
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
