@@ -1,0 +1,109 @@
+"""Where in a scenario a request stands, derived from the request alone.
+
+Clients resend the whole conversation, so the next model turn follows from what is already
+in it: which user turn it is, and the assistant text and tool calls made since that prompt.
+No cursor is kept per client, so concurrent conversations, restarts and several server
+processes all agree.
+
+The walk matches the history of the current user turn against the scenario's model turns:
+each turn with *k* actions consumes *k* tool calls (with any text or reasoning before them),
+a turn without actions consumes its text. This copes with clients that interleave tool calls
+and their results (Codex records ``call, output, call, output``).
+
+Scripted ``error`` turns leave nothing in the history, so a retry looks exactly like the
+request that got the error. The caller passes ``served_error(turn_index)``: an error turn that
+was already answered to this conversation is stepped over (the one bit of state, see
+:mod:`scenarist.llm.server`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from scenarist.llm.conversation import Conversation
+from scenarist.llm.script import ModelTurn, Script
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The model turn to answer with, and where it sits."""
+
+    segment: int  # 0-based user turn
+    turn: ModelTurn
+    step: int  # index of the turn within its segment
+
+
+class PositionError(LookupError):
+    """The request does not fit the scenario: it is past the end, or strays from it."""
+
+    def __init__(self, message: str, *, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+
+
+def locate(
+    script: Script,
+    conv: Conversation,
+    served_error: Callable[[int], bool] = lambda _index: False,
+) -> Position:
+    """The next model turn of ``script`` for the conversation ``conv``."""
+    segment = max(conv.user_turns, 1) - 1
+    if segment >= len(script.segments):
+        raise PositionError(
+            f"scenario {script.name!r} has {len(script.segments)} user turn(s) but the request "
+            f"is at user turn {segment + 1}: the scenario is already past its end",
+            expected="no more user turns",
+        )
+    turns = script.segments[segment].turns
+    marks = conv.marks
+    i = 0
+    for step, turn in enumerate(turns):
+        if turn.error is not None:  # leaves nothing in the history
+            if i == len(marks) and not served_error(turn.index):
+                return Position(segment, turn, step)
+            continue
+        if i == len(marks):
+            return Position(segment, turn, step)
+        want = len(turn.actions)
+        if want == 0:
+            if marks[i].kind != "text":
+                raise _stray(script, segment, turn, conv, "a tool call where text was expected")
+            while i < len(marks) and marks[i].kind == "text":
+                i += 1
+            continue
+        got = 0
+        while i < len(marks) and got < want:
+            if marks[i].kind == "call":
+                got += 1
+            i += 1
+        if got < want:
+            raise _stray(
+                script,
+                segment,
+                turn,
+                conv,
+                f"{got} of its {want} tool call(s) in the history",
+            )
+    last = turns[-1].describe() if turns else "no model turns"
+    raise PositionError(
+        f"scenario {script.name!r} has no model turn left in user turn {segment + 1}: the "
+        f"history already holds {conv.assistant_turns} assistant turn(s) and "
+        f"{conv.tool_calls} tool call(s), which covers all {len(turns)} turn(s) "
+        f"(last: {last})",
+        expected="a new user prompt (the scenario's next userInputs)"
+        if segment + 1 < len(script.segments)
+        else "nothing: the scenario is complete",
+    )
+
+
+def _stray(
+    script: Script, segment: int, turn: ModelTurn, conv: Conversation, what: str
+) -> PositionError:
+    return PositionError(
+        f"the conversation strays from scenario {script.name!r} in user turn {segment + 1}: "
+        f"{what} ({turn.describe()}); the history holds {conv.tool_calls} tool call(s) and "
+        f"{conv.assistant_turns} assistant turn(s)",
+        expected=turn.describe(),
+    )

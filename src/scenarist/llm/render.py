@@ -1,0 +1,126 @@
+"""A model turn → the neutral wire events (with times) that the encoders of :mod:`scenarist.wire`
+turn into each API's format.
+
+Pure: the file contents that edits depend on come in through the profile context. Thinking is
+exposed or dropped here according to the API and the scenario's ``server`` settings:
+
+- the endpoint decides by default: reasoning items (Responses), thinking blocks (Messages),
+  nothing (Chat, which has no field for it);
+- ``server.llmApiStyle: openai`` hides thinking everywhere (OpenAI never exposes raw thinking),
+  ``anthropic`` exposes it wherever the API can carry it;
+- ``server.coalesceThinkingWithToolUse: false`` (Messages only) keeps thinking out of responses
+  that make tool calls, so thinking and tool use are never coalesced in one message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scenarist.llm.conversation import Api
+from scenarist.llm.profiles import Call, Context, render_action
+from scenarist.llm.script import ModelTurn, Script
+from scenarist.wire import (
+    Event,
+    Finish,
+    MessageStart,
+    ReasoningDelta,
+    ReasoningEnd,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+    chunk_text,
+)
+
+CHUNK_CHARS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A turn ready to encode: its events and the calls it makes (for strict checks, journal)."""
+
+    events: tuple[Event, ...]
+    calls: tuple[Call, ...]
+
+
+def estimate_tokens(chars: int) -> int:
+    """A deterministic token count (about four characters a token, at least one)."""
+    return max(1, (chars + 3) // 4)
+
+
+def show_thinking(api: Api, script: Script, makes_calls: bool) -> bool:
+    """Whether this API response carries the turn's thinking (see the module doc)."""
+    if api == "chat":
+        return False
+    if script.api_style == "openai":
+        return False
+    return not (api == "messages" and makes_calls and not script.coalesce_thinking_with_tool_use)
+
+
+def call_id(api: Api, scenario: str, turn: int, index: int) -> str:
+    """A stable tool-call id: the same scenario position always gets the same id."""
+    digest = hashlib.sha1(f"{scenario}\0{turn}\0{index}".encode()).hexdigest()[:20]
+    return f"toolu_{digest}" if api == "messages" else f"call_{digest}"
+
+
+def signature(text: str) -> str:
+    """A deterministic stand-in for the provider's thinking signature / encrypted content."""
+    return "sig_" + hashlib.sha1(text.encode()).hexdigest()
+
+
+def render_turn(
+    turn: ModelTurn,
+    *,
+    script: Script,
+    api: Api,
+    ctx: Context,
+    model: str,
+    input_tokens: int,
+    speed: float = 1.0,
+) -> Rendered:
+    """The events of ``turn`` for ``api``; ``at_ms`` already scaled by ``speed``."""
+    calls = tuple(render_action(a, ctx) for a in turn.actions)
+
+    def at(ms: int) -> int:
+        return round(ms * speed)
+
+    rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
+    events: list[Event] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
+    out_chars = 0
+    reasoning_chars = 0
+    if turn.thinking and show_thinking(api, script, bool(calls)):
+        for step in turn.thinking:
+            for piece in chunk_text(step.text, CHUNK_CHARS):
+                events.append(ReasoningDelta(piece, at_ms=at(step.at_ms)))
+            reasoning_chars += len(step.text)
+        joined = "".join(s.text for s in turn.thinking)
+        events.append(ReasoningEnd(signature(joined), at_ms=at(turn.thinking[-1].at_ms)))
+    for step in turn.text:
+        for piece in chunk_text(step.text, CHUNK_CHARS):
+            events.append(TextDelta(piece, at_ms=at(step.at_ms)))
+        out_chars += len(step.text)
+    end = at(turn.duration_ms)
+    for k, call in enumerate(calls):
+        cid = call_id(api, script.name, turn.index, k)
+        events.append(ToolCallStart(cid, call.name, call.kind, at_ms=end))
+        for piece in _split(call.arguments):
+            events.append(ToolCallDelta(cid, piece, at_ms=end))
+        events.append(ToolCallEnd(cid, at_ms=end))
+        out_chars += len(call.arguments) + len(call.name)
+    usage = Usage(
+        input_tokens=input_tokens,
+        output_tokens=estimate_tokens(out_chars + reasoning_chars),
+        reasoning_tokens=estimate_tokens(reasoning_chars) if reasoning_chars else 0,
+    )
+    events.append(Finish(usage=usage, at_ms=end))
+    return Rendered(tuple(events), calls)
+
+
+def _split(text: str, size: int = 64) -> Sequence[str]:
+    """Argument text in fixed slices (several deltas, as real APIs stream them)."""
+    if not text:
+        return ()
+    return [text[i : i + size] for i in range(0, len(text), size)]

@@ -1,0 +1,123 @@
+"""A scenario as the model server sees it: user segments of model turns.
+
+A *model turn* is one ``llmResponse`` plus the agent actions that follow it up to the next
+``llmResponse`` or ``userInputs``: what one API response must contain. A *segment* is the run
+of model turns that answer one user prompt. This shape is all the server needs; it is built
+from a loaded scenario by :mod:`scenarist.llm.plan` and is pure data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """A piece of thinking or answer text, due ``at_ms`` after the turn starts (unscaled)."""
+
+    at_ms: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAction:
+    """A tool call in the scenario's own vocabulary: ``runCmd``, ``writeFile``, ... or any
+    ``agentToolUse`` tool name (then passed through as is)."""
+
+    tool: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EditAction:
+    """``agentEdits``: a real edit of ``path`` with the scenario's text, or deterministic text
+    with exactly ``lines_added``/``lines_removed`` lines."""
+
+    path: str
+    lines_added: int = 0
+    lines_removed: int = 0
+    old_text: str | None = None
+    new_text: str | None = None
+
+
+Action = ToolAction | EditAction
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedError:
+    """An ``error`` element: answered as HTTP ``status`` in the API's own error body."""
+
+    message: str
+    status: int = 400
+    error_type: str | None = None
+    details: Any = None
+    retry_after_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One ``assert`` event that must hold before the next turn is served (raw spec mapping)."""
+
+    spec: Mapping[str, Any]
+    label: str = "assert"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelTurn:
+    """What one API response carries."""
+
+    index: int  # position in the whole scenario (0-based)
+    thinking: tuple[Timed, ...] = ()
+    text: tuple[Timed, ...] = ()
+    actions: tuple[Action, ...] = ()
+    error: ScriptedError | None = None
+    checks: tuple[Check, ...] = ()  # asserts that sit before this turn
+    duration_ms: int = 0  # unscaled time the turn's own steps take
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """A short human description, for errors that name the expected next step."""
+        if self.error is not None:
+            return f"turn {self.index}: error {self.error.status} {self.error.message!r}"
+        bits: list[str] = []
+        if self.thinking:
+            bits.append("thinking")
+        if self.text:
+            first = self.text[0].text
+            bits.append(f"text {first[:40]!r}" + ("..." if len(first) > 40 else ""))
+        for action in self.actions:
+            if isinstance(action, EditAction):
+                bits.append(f"agentEdits {action.path}")
+            else:
+                bits.append(f"{action.tool}")
+        return f"turn {self.index}: " + (", ".join(bits) or "empty answer")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The model turns that answer one user prompt (``prompt`` None: before any userInputs)."""
+
+    prompt: str | None
+    turns: tuple[ModelTurn, ...]
+
+
+ApiStyle = Literal["openai", "anthropic"]
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """One scenario, ready to serve."""
+
+    name: str
+    prompt: str | None  # the effective initial prompt (what selection matches)
+    segments: tuple[Segment, ...]
+    api_style: ApiStyle | None = None  # None: not set in the scenario (the endpoint decides)
+    coalesce_thinking_with_tool_use: bool = True
+    final_checks: tuple[Check, ...] = ()  # asserts after the last model turn
+    source: str = ""  # where it was loaded from, for messages
+
+    @property
+    def turns(self) -> tuple[ModelTurn, ...]:
+        return tuple(t for s in self.segments for t in s.turns)

@@ -1,0 +1,484 @@
+"""The mock model API server: OpenAI Chat, OpenAI Responses and Anthropic Messages over HTTP.
+
+Per request: read and validate the body (:mod:`~scenarist.llm.conversation`), choose the
+scenario (``x-scenario-name``, else ``x-scenario-prompt``, else the first user prompt as the
+user typed it), derive the position from the history (:mod:`~scenarist.llm.position`), check
+the ``assert`` events due before that turn, render the turn in the agent's tool vocabulary
+(:mod:`~scenarist.llm.render`), and encode it with :mod:`scenarist.wire`, streamed on the
+scenario's schedule or as one body. Every request is written to the journal
+(``GET /_scenarist/journal``).
+
+The only state: the journal, and which scripted ``error`` turns each conversation has been
+answered with (a retry carries the same history, see :mod:`~scenarist.llm.position`).
+Conversations are told apart by the agent's session header where it sends one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from scenarist.llm.checks import Result, failures, run_check
+from scenarist.llm.conversation import (
+    Api,
+    Conversation,
+    Profile,
+    RequestError,
+    detect_profile,
+    read_request,
+)
+from scenarist.llm.position import PositionError, locate
+from scenarist.llm.profiles import Context, EditError
+from scenarist.llm.render import Rendered, estimate_tokens, render_turn
+from scenarist.llm.script import Script
+from scenarist.llm.selection import SelectionError, choose
+from scenarist.play import Clock, Player, RealClock
+from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
+from scenarist.wire import Api as WireApi
+
+try:  # orjson parses request bodies several times faster; the stdlib is the fallback
+    import orjson
+
+    def _loads(data: bytes) -> Any:
+        return orjson.loads(data)
+
+    def _dumps(obj: Any) -> bytes:
+        return orjson.dumps(obj)
+
+except ImportError:  # pragma: no cover - depends on the environment
+
+    def _loads(data: bytes) -> Any:
+        return json.loads(data)
+
+    def _dumps(obj: Any) -> bytes:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+JOURNAL_LIMIT = 10_000
+WIRE: dict[Api, WireApi] = {
+    "chat": "openai_chat",
+    "responses": "openai_responses",
+    "messages": "anthropic",
+}
+AgentType = Literal["auto", "claude", "codex", "openai"]
+
+
+@dataclass(slots=True)
+class Options:
+    """How the server plays its scenarios (the ``scenarist llm`` flags)."""
+
+    speed: float = 1.0
+    agent_type: AgentType = "auto"
+    workspace: Path | None = None
+    strict: bool = False
+    body_limit: int = DEFAULT_BODY_LIMIT
+    clock: Clock = field(default_factory=RealClock)
+
+
+@dataclass(slots=True)
+class Reply:
+    """An error to answer with: HTTP status, message, and where it came from."""
+
+    status: int
+    message: str
+    type: str | None = None
+    param: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class MockModelServer:
+    """The ASGI application and its journal. ``server.app`` is what uvicorn serves."""
+
+    def __init__(self, scripts: Sequence[Script], options: Options | None = None) -> None:
+        if not scripts:
+            raise ValueError("MockModelServer needs at least one scenario to play")
+        self.scripts = tuple(scripts)
+        self.options = options or Options()
+        self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
+        self._served_errors: set[tuple[str, str, int]] = set()
+        self._seq = 0
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._model("chat"), methods=["POST"]),
+                Route("/v1/responses", self._model("responses"), methods=["POST"]),
+                Route("/v1/messages", self._model("messages"), methods=["POST"]),
+                Route("/v1/messages/count_tokens", self._count_tokens, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/models/{model:path}", self._model_info, methods=["GET"]),
+                Route("/health", self._health, methods=["GET", "HEAD"]),
+                Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
+            ]
+        )
+
+    # ------------------------------------------------------------------ small endpoints
+
+    async def _health(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok", "scenarios": [s.name for s in self.scripts]})
+
+    async def _models(self, request: Request) -> Response:
+        data = [
+            {
+                "id": m,
+                "object": "model",
+                "created": 1_700_000_000,
+                "owned_by": "scenarist",
+                "type": "model",
+                "display_name": m,
+                "created_at": "2023-11-14T22:13:20Z",
+            }
+            for m in ("mock-model",)
+        ]
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "has_more": False,
+                "first_id": data[0]["id"],
+                "last_id": data[-1]["id"],
+            }
+        )
+
+    async def _model_info(self, request: Request) -> Response:
+        model = request.path_params["model"]
+        return JSONResponse(
+            {
+                "id": model,
+                "object": "model",
+                "created": 1_700_000_000,
+                "owned_by": "scenarist",
+                "type": "model",
+                "display_name": model,
+                "created_at": "2023-11-14T22:13:20Z",
+            }
+        )
+
+    async def _journal(self, request: Request) -> Response:
+        if request.method == "DELETE":
+            self.journal.clear()
+            return JSONResponse({"cleared": True})
+        return JSONResponse({"requests": list(self.journal)})
+
+    async def _count_tokens(self, request: Request) -> Response:
+        raw = await self._body(request, "messages")
+        if isinstance(raw, Response):
+            return raw
+        try:
+            read_request_count(raw)
+        except RequestError as exc:
+            return self._error("messages", Reply(exc.status, exc.message, param=exc.param))
+        return JSONResponse({"input_tokens": estimate_tokens(len(raw))})
+
+    # ------------------------------------------------------------------ model endpoints
+
+    def _model(self, api: Api) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            return await self._serve(api, request)
+
+        return endpoint
+
+    async def _body(self, request: Request, api: Api) -> bytes | Response:
+        ctype = request.headers.get("content-type", "")
+        if ctype.split(";")[0].strip().lower() not in ("application/json", ""):
+            return self._error(
+                api,
+                Reply(
+                    415,
+                    f"content-type must be application/json, got {ctype!r}; send the body as JSON",
+                ),
+            )
+        limit = self.options.body_limit
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            return self._error(
+                api,
+                Reply(
+                    413,
+                    f"request body of {declared} bytes is over the "
+                    f"limit of {limit} bytes (--body-limit)",
+                ),
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                return self._error(
+                    api,
+                    Reply(413, f"request body is over the limit of {limit} bytes (--body-limit)"),
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _serve(self, api: Api, request: Request) -> Response:
+        started = time.time()
+        entry: dict[str, Any] = {
+            "seq": self._next_seq(),
+            "time": started,
+            "api": api,
+            "path": request.url.path,
+            "query": request.url.query,
+        }
+        self.journal.append(entry)
+        raw = await self._body(request, api)
+        if isinstance(raw, Response):
+            entry.update(status=raw.status_code, error="bad request body")
+            return raw
+        try:
+            body = _loads(raw)
+        except ValueError as exc:
+            return self._fail(entry, api, Reply(400, f"request body is not valid JSON: {exc}"))
+        try:
+            conv = read_request(api, body)
+        except RequestError as exc:
+            return self._fail(entry, api, Reply(exc.status, exc.message, param=exc.param))
+        entry.update(
+            stream=conv.stream,
+            model=conv.model,
+            prompt=conv.first_prompt,
+            user_turns=conv.user_turns,
+            assistant_turns=conv.assistant_turns,
+            tool_calls=conv.tool_calls,
+            tool_results=conv.tool_results,
+            cwd=conv.cwd,
+        )
+        try:
+            choice = choose(
+                self.scripts,
+                name=request.headers.get("x-scenario-name"),
+                prompt=request.headers.get("x-scenario-prompt"),
+                conversation_prompt=conv.first_prompt,
+            )
+        except SelectionError as exc:
+            return self._fail(entry, api, Reply(exc.status, exc.message))
+        script = choice.script
+        entry.update(scenario=script.name, selected_by=choice.by, distance=choice.distance)
+        profile: Profile = (
+            detect_profile(conv) if self.options.agent_type == "auto" else self.options.agent_type
+        )
+        entry["profile"] = profile
+        key = _conversation_key(request.headers, conv)
+        try:
+            pos = locate(script, conv, lambda i: (script.name, key, i) in self._served_errors)
+        except PositionError as exc:
+            entry["expected"] = exc.expected
+            return self._fail(
+                entry, api, Reply(409, f"scenarist: {exc.message}; expected next: {exc.expected}")
+            )
+        turn = pos.turn
+        entry.update(segment=pos.segment, turn=turn.index, step=pos.step)
+        root = self.options.workspace or Path(conv.cwd or os.getcwd())
+        results: list[Result] = []
+        for check in turn.checks:
+            results.extend(run_check(check, root))
+        if results:
+            entry["assertions"] = [r.as_json() for r in results]
+        failed = failures(results)
+        if failed:
+            names = "; ".join(f"{r.label}: {r.message}" for r in failed)
+            return self._fail(
+                entry,
+                api,
+                Reply(
+                    400,
+                    f"scenarist: assertion failed before "
+                    f"{turn.describe()} of scenario "
+                    f"{script.name!r}: {names}",
+                ),
+            )
+        if turn.error is not None:
+            self._served_errors.add((script.name, key, turn.index))
+            err = turn.error
+            headers = {}
+            if err.retry_after_seconds is not None:
+                headers["retry-after"] = _seconds(err.retry_after_seconds)
+            entry["scripted_error"] = err.status
+            return self._fail(
+                entry, api, Reply(err.status, err.message, type=err.error_type, headers=headers)
+            )
+        ctx = Context(
+            profile=profile,
+            cwd=str(self.options.workspace)
+            if conv.cwd is None and self.options.workspace
+            else conv.cwd,
+            tools=conv.tool_names,
+            read_text=_read_text,
+        )
+        try:
+            rendered = render_turn(
+                turn,
+                script=script,
+                api=api,
+                ctx=ctx,
+                model=conv.model,
+                input_tokens=estimate_tokens(len(raw)),
+                speed=self.options.speed,
+            )
+        except EditError as exc:
+            return self._fail(entry, api, Reply(409, f"scenarist: {exc}"))
+        entry["calls"] = [c.name for c in rendered.calls]
+        if self.options.strict:
+            missing = sorted({c.name for c in rendered.calls} - conv.tool_names)
+            if missing:
+                return self._fail(
+                    entry,
+                    api,
+                    Reply(
+                        400,
+                        f"scenarist --strict: the request does not declare the tool(s) "
+                        f"{', '.join(missing)} that {turn.describe()} of scenario "
+                        f"{script.name!r} calls; declared: "
+                        f"{', '.join(sorted(conv.tool_names)) or 'none'}",
+                    ),
+                )
+        entry["status"] = 200
+        if conv.stream:
+            return _PacedStream(self._frames(api, rendered, conv), self.options.clock, entry)
+        await _wait(self.options.clock, rendered)
+        _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
+        return Response(_dumps(out), media_type="application/json")
+
+    def _frames(self, api: Api, rendered: Rendered, conv: Conversation) -> list[_Batch]:
+        """The stream's bytes, frames due at the same moment joined into one write."""
+        batches: list[_Batch] = []
+        for frame in encode_stream(
+            WIRE[api], rendered.events, include_usage=conv.include_usage, created=int(time.time())
+        ):
+            data = frame.encode()
+            if batches and batches[-1].at_ms == frame.at_ms:
+                batches[-1].parts.append(data)
+            else:
+                batches.append(_Batch(frame.at_ms, [data]))
+        return batches
+
+    # ------------------------------------------------------------------ errors
+
+    def _error(self, api: Api, reply: Reply) -> Response:
+        body = error_body(
+            WIRE[api], reply.status, reply.message, type=reply.type, param=reply.param
+        )
+        return Response(
+            _dumps(body),
+            status_code=reply.status,
+            headers=reply.headers,
+            media_type="application/json",
+        )
+
+    def _fail(self, entry: dict[str, Any], api: Api, reply: Reply) -> Response:
+        entry.update(status=reply.status, error=reply.message)
+        return self._error(api, reply)
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+
+def read_request_count(raw: bytes) -> Conversation:
+    """Validate a ``count_tokens`` body (a Messages body without ``max_tokens``)."""
+    from scenarist.llm.conversation import read_messages
+
+    try:
+        body = _loads(raw)
+    except ValueError as exc:
+        raise RequestError(f"request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise RequestError("body: expected an object", param="body")
+    return read_messages(body, count_tokens=True)
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        return Path(path).read_text()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+_SESSION_HEADERS = ("x-scenario-session", "x-claude-code-session-id", "session-id", "thread-id")
+
+
+def _conversation_key(headers: Mapping[str, str], conv: Conversation) -> str:
+    """Tells conversations apart: the agent's session id, else the shape of the history."""
+    for name in _SESSION_HEADERS:
+        value = headers.get(name)
+        if value:
+            return f"{name}:{value}"
+    shape = json.dumps([conv.api, conv.prompts, [(m.kind, m.name) for m in conv.marks]])
+    return hashlib.sha1(shape.encode()).hexdigest()
+
+
+async def _wait(clock: Clock, rendered: Rendered) -> None:
+    """A non-streamed answer arrives when the streamed one would have finished."""
+    end = max((e.at_ms for e in rendered.events), default=0)
+    if end > 0:
+        await clock.sleep_until(clock.now_ms() + end)
+
+
+@dataclass(slots=True)
+class _Batch:
+    at_ms: int
+    parts: list[bytes]
+
+
+class _PacedStream(Response):
+    """An SSE response that sends each batch of frames when due, and stops the moment the
+    client goes away (a watcher task waits for ``http.disconnect``)."""
+
+    def __init__(self, batches: list[_Batch], clock: Clock, entry: dict[str, Any]) -> None:
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
+        self.batches = batches
+        self.clock = clock
+        self.entry = entry
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        pump = asyncio.current_task()
+        disconnected = False
+
+        async def watch() -> None:
+            nonlocal disconnected
+            while True:
+                message: Message = await receive()
+                if message["type"] == "http.disconnect":
+                    disconnected = True
+                    if pump is not None:
+                        pump.cancel()
+                    return
+
+        watcher = asyncio.create_task(watch())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            player = Player(self.batches, clock=self.clock, speed=1.0)
+            async for batch in player:
+                await send(
+                    {"type": "http.response.body", "body": b"".join(batch.parts), "more_body": True}
+                )
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            self.entry["completed"] = True
+        except asyncio.CancelledError:
+            if not disconnected or pump is None:
+                raise
+            pump.uncancel()
+            self.entry["disconnected"] = True
+        except OSError:
+            self.entry["disconnected"] = True
+        finally:
+            watcher.cancel()
