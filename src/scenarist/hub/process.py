@@ -1,0 +1,220 @@
+"""One running agent process: its own session and process group, pipes, and a clean death.
+
+Agents are started with ``start_new_session=True`` so that everything they fork shares one
+process group; stopping an agent signals the whole group (SIGTERM, a grace period, SIGKILL), and
+when the leader exits on its own, whatever it left behind in its group is stopped the same way.
+No orphans, even for wrappers (like codex-acp's Node launcher) whose native child outlives them.
+
+Output arrives through asyncio pipe callbacks and is handed on synchronously, so a reader never
+waits on a consumer: consumers must not block (the hub's fan-out only appends to queues).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal as signals
+from collections.abc import Callable
+from pathlib import Path
+
+from scenarist.hub.config import AgentSpec
+from scenarist.hub.protocol import Stream
+
+OutputCallback = Callable[[Stream, str], None]
+ExitCallback = Callable[[int | None, str | None], None]
+
+_PROC = Path("/proc")
+_PIPE_CLOSE_WAIT_S = 2.0  # after the group is gone, how long an escaped process may hold a pipe
+
+
+class StdinError(RuntimeError):
+    """The agent cannot take more input (it closed stdin, exited, or is not reading)."""
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process is in the group.
+
+    Orphaned zombies are not counted: in containers PID 1 often never reaps them, and a zombie
+    is already dead. Falls back to ``killpg(pgid, 0)`` where ``/proc`` is missing.
+    """
+    if not _PROC.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ..." — comm may contain spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class _Protocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: AgentProcess) -> None:
+        self.owner = owner
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.owner._data(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.owner._pipe_closed(fd)
+
+    def process_exited(self) -> None:
+        self.owner._leader_exited()
+
+
+class AgentProcess:
+    """A started agent. Create with :meth:`start`; :attr:`finished` is set after ``on_exit``."""
+
+    def __init__(self, on_output: OutputCallback, on_exit: ExitCallback, grace_s: float,
+                 stdin_limit: int) -> None:
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self._grace_s = grace_s
+        self._stdin_limit = stdin_limit
+        self._decoders = {
+            1: codecs.getincrementaldecoder("utf-8")("replace"),
+            2: codecs.getincrementaldecoder("utf-8")("replace"),
+        }
+        self._open_pipes = {1, 2}
+        self._pipes_closed = asyncio.Event()
+        self._kill_deadline: float | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._finisher: asyncio.Task[None] | None = None
+        self.finished = asyncio.Event()
+        self.pid = 0
+        self.killed = False
+
+    @classmethod
+    async def start(cls, spec: AgentSpec, on_output: OutputCallback, on_exit: ExitCallback, *,
+                    grace_s: float = 3.0, stdin_limit: int = 1024 * 1024) -> AgentProcess:
+        """Spawn ``spec.argv`` (no shell). Raises ``OSError`` (e.g. FileNotFoundError) if it
+        cannot be executed; the caller reports that to clients."""
+        self = cls(on_output, on_exit, grace_s, stdin_limit)
+        loop = asyncio.get_running_loop()
+        env = {**os.environ, **spec.env} if spec.env else None
+        transport, _ = await loop.subprocess_exec(
+            lambda: _Protocol(self), *spec.argv,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd=spec.cwd, env=env,
+            start_new_session=True, close_fds=True)
+        self._transport = transport
+        self.pid = transport.get_pid()
+        return self
+
+    @property
+    def exiting(self) -> bool:
+        """The leader has exited; the group is being cleaned up and ``on_exit`` is coming."""
+        return self._finisher is not None
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def write(self, text: str) -> None:
+        """Write ``text`` to the agent's stdin without waiting; refuse if it stopped reading."""
+        pipe = self._transport.get_pipe_transport(0) if self._transport else None
+        if pipe is None or pipe.is_closing() or self.finished.is_set():
+            raise StdinError("the agent's stdin is closed (it has exited or closed its input)")
+        if isinstance(pipe, asyncio.WriteTransport):
+            if pipe.get_write_buffer_size() > self._stdin_limit:
+                raise StdinError(f"the agent is not reading its stdin ({pipe.get_write_buffer_size()}"
+                                 " bytes unread); wait for it or kill it")
+            pipe.write(text.encode("utf-8"))
+
+    # -- output and exit -----------------------------------------------------------------------
+
+    def _data(self, fd: int, data: bytes) -> None:
+        text = self._decoders[fd].decode(data)
+        if text:
+            self._on_output("stdout" if fd == 1 else "stderr", text)
+
+    def _pipe_closed(self, fd: int) -> None:
+        if fd in self._decoders and fd in self._open_pipes:
+            self._open_pipes.discard(fd)
+            tail = self._decoders[fd].decode(b"", final=True)
+            if tail:
+                self._on_output("stdout" if fd == 1 else "stderr", tail)
+            if not self._open_pipes:
+                self._pipes_closed.set()
+
+    def _leader_exited(self) -> None:
+        if self._finisher is None:
+            self._finisher = asyncio.get_running_loop().create_task(self._finish())
+
+    async def _finish(self) -> None:
+        assert self._transport is not None
+        loop = asyncio.get_running_loop()
+        if group_alive(self.pid):
+            if self._kill_deadline is None:
+                self._kill_deadline = loop.time() + self._grace_s
+                _signal_group(self.pid, signals.SIGTERM)
+            await self._wait_group_gone(self._kill_deadline)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._pipes_closed.wait(), _PIPE_CLOSE_WAIT_S)
+        returncode = self._transport.get_returncode()
+        self._transport.close()
+        for fd in tuple(self._open_pipes):
+            self._pipe_closed(fd)
+        code: int | None = returncode
+        sig: str | None = None
+        if returncode is not None and returncode < 0:
+            code, sig = None, _signal_name(-returncode)
+        try:
+            self._on_exit(code, sig)
+        finally:
+            self.finished.set()
+
+    async def _wait_group_gone(self, deadline: float) -> None:
+        loop = asyncio.get_running_loop()
+        delay = 0.005
+        while group_alive(self.pid):
+            if loop.time() >= deadline:
+                _signal_group(self.pid, signals.SIGKILL)
+                deadline = loop.time() + 5.0  # SIGKILL cannot be ignored; this only bounds /proc lag
+                if not group_alive(self.pid):
+                    return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    # -- stopping ------------------------------------------------------------------------------
+
+    async def kill(self) -> None:
+        """SIGTERM the whole group, SIGKILL it after the grace period, and wait until finished."""
+        if self.finished.is_set():
+            return
+        loop = asyncio.get_running_loop()
+        self.killed = True
+        if self._kill_deadline is None:
+            self._kill_deadline = loop.time() + self._grace_s
+            _signal_group(self.pid, signals.SIGTERM)
+        if self._finisher is None:
+            # The leader is still alive: SIGKILL the group at the deadline if it lingers.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.finished.wait(),
+                                       max(0.0, self._kill_deadline - loop.time()))
+            if not self.finished.is_set() and self._finisher is None:
+                _signal_group(self.pid, signals.SIGKILL)
+        await self.finished.wait()
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signals.Signals(signum).name
+    except ValueError:
+        return f"SIG{signum}"

@@ -1,0 +1,89 @@
+"""Guards for a server that starts programs: token, Origin, message rate. Pure functions.
+
+- The token (random unless given) must accompany every page and WebSocket request, as
+  ``?token=`` or ``Authorization: Bearer``; it is compared in constant time.
+- Browsers attach ``Origin`` to every WebSocket handshake; a page on another site that tries to
+  open ``ws://127.0.0.1:PORT/ws`` (cross-site WebSocket hijacking) is refused unless its origin is
+  the hub's own or listed with ``--allow-origin``. Clients that send no Origin are not browsers
+  and still need the token.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import time
+from collections.abc import Callable, Mapping
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_from(query: Mapping[str, str], headers: Mapping[str, str]) -> str | None:
+    """The token a request presents: query ``token`` first, else an ``Authorization: Bearer``."""
+    token = query.get("token")
+    if token:
+        return token
+    auth = headers.get("authorization", "")
+    scheme, _, value = auth.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def token_ok(given: str | None, expected: str) -> bool:
+    if not given:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def normalize_origin(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+def origin_allowed(origin: str | None, host: str | None, secure: bool,
+                   allowed: frozenset[str]) -> bool:
+    """Same origin as the hub (scheme + Host header) or explicitly allowed; no Origin → not a
+    browser → allowed (the token still applies). ``null`` (sandboxed frames, files) is refused."""
+    if origin is None:
+        return True
+    origin = normalize_origin(origin)
+    if origin == "null":
+        return False
+    if origin in {normalize_origin(o) for o in allowed}:
+        return True
+    if not host:
+        return False
+    return origin == f"{'https' if secure else 'http'}://{host.strip().lower()}"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class RateLimiter:
+    """Token bucket: ``burst`` messages at once, ``rate`` per second sustained."""
+
+    def __init__(self, rate: float, burst: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self._clock = clock
+        self._tokens = float(burst)
+        self._last = clock()
+
+    def allow(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False

@@ -1,0 +1,206 @@
+"""Agents and who watches them: one :class:`AgentSession` per configured agent, owned by :class:`Hub`.
+
+A session spawns its agent on the first command (and again after it exits), keeps the last
+``ring_bytes`` of output for late subscribers, fans every output chunk out to its subscribers'
+outboxes (encoding the frame once), arms the command timeout, and reports exit, kill and
+spawn failures. Nothing here touches a socket: clients are :class:`~scenarist.hub.outbox.Outbox`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from typing import Any
+
+from scenarist.hub import protocol
+from scenarist.hub.config import AgentSpec, HubConfig
+from scenarist.hub.outbox import Outbox
+from scenarist.hub.process import AgentProcess, StdinError
+from scenarist.hub.protocol import ClientMessage, Command, Kill, State, Stream, Subscribe
+from scenarist.hub.ring import OutputRing, utf8_len
+
+EXIT_NOT_FOUND = 127  # shell convention: command not found
+EXIT_CANNOT_EXECUTE = 126  # shell convention: found but not executable
+
+
+class AgentSession:
+    def __init__(self, spec: AgentSpec, config: HubConfig) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.timeout_s = config.timeout_for(spec)
+        self._limits = config.limits
+        self.state: State = "idle"
+        self.ring = OutputRing(config.limits.ring_bytes)
+        self.subscribers: set[Outbox] = set()
+        self.process: AgentProcess | None = None
+        self.last_exit: tuple[int | None, str | None] | None = None
+        self._spawn_lock = asyncio.Lock()
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- fan-out -------------------------------------------------------------------------------
+
+    def _broadcast(self, frame: str) -> None:
+        for client in tuple(self.subscribers):
+            client.push(frame, self.name)
+
+    def _set_state(self, state: State) -> None:
+        self.state = state
+        self._broadcast(protocol.status(self.name, state))
+
+    def _on_output(self, stream: Stream, text: str) -> None:
+        self.ring.append(stream, text)
+        if not self.subscribers:
+            return
+        frame = protocol.output(stream, self.name, text)
+        nbytes = utf8_len(text)
+        for client in tuple(self.subscribers):
+            client.push_output(self.name, frame, nbytes)
+
+    def _on_exit(self, code: int | None, signal: str | None) -> None:
+        self._cancel_timer()
+        killed = self.process is not None and self.process.killed
+        self.process = None
+        self.last_exit = (code, signal)
+        if killed:
+            self._broadcast(protocol.killed(self.name))
+        self._broadcast(protocol.exit_(self.name, code, signal))
+        self._set_state("exited")
+
+    # -- client requests -----------------------------------------------------------------------
+
+    def subscribe(self, client: Outbox, replay: bool = True) -> None:
+        """Add a watcher; with ``replay`` it first gets the buffered output, then the state."""
+        self.subscribers.add(client)
+        if not replay:
+            return
+        for stream, text in self.ring.snapshot():
+            client.push_output(self.name, protocol.output(stream, self.name, text), utf8_len(text))
+        client.push(protocol.status(self.name, self.state), self.name)
+        if self.state == "exited" and self.last_exit is not None:
+            client.push(protocol.exit_(self.name, *self.last_exit), self.name)
+
+    async def command(self, text: str, client: Outbox) -> None:
+        """Spawn the agent if it is not running, then write ``text`` + newline to its stdin."""
+        if client not in self.subscribers:
+            self.subscribe(client, replay=False)
+        async with self._spawn_lock:
+            if self.process is not None and self.process.exiting:
+                await self.process.finished.wait()
+            if self.process is None and not await self._spawn():
+                return
+            assert self.process is not None
+            try:
+                self.process.write(text + "\n")
+            except StdinError as exc:
+                client.push(protocol.error(f"agent {self.name!r}: {exc}", self.name), self.name)
+                return
+            self._arm_timer()
+
+    async def _spawn(self) -> bool:
+        self._set_state("starting")
+        try:
+            self.process = await AgentProcess.start(
+                self.spec, self._on_output, self._on_exit,
+                grace_s=self._limits.kill_grace_s, stdin_limit=self._limits.stdin_buffer_bytes)
+        except OSError as exc:
+            self._spawn_failed(exc)
+            return False
+        self._set_state("running")
+        return True
+
+    def _spawn_failed(self, exc: OSError) -> None:
+        program = self.spec.argv[0]
+        if isinstance(exc, FileNotFoundError):
+            what = (f"program {program!r} was not found"
+                    + (" on PATH" if "/" not in program else "")
+                    + (f" or cwd {self.spec.cwd!r} does not exist" if self.spec.cwd else ""))
+            code = EXIT_NOT_FOUND
+        else:
+            what = f"cannot start {program!r}: {exc.strerror or exc}"
+            code = EXIT_CANNOT_EXECUTE
+        self.last_exit = (code, None)
+        self._broadcast(protocol.error(
+            f"agent {self.name!r}: {what}; install it or set [agents.{self.name}] argv in the "
+            "hub's --config file", self.name))
+        self._broadcast(protocol.exit_(self.name, code, None))
+        self._set_state("error")
+
+    async def kill(self, client: Outbox | None = None) -> None:
+        """Stop the agent's whole process group; subscribers get ``killed`` then ``exit``."""
+        if self.state == "starting":
+            async with self._spawn_lock:
+                pass
+        process = self.process
+        if process is None:
+            if client is not None:
+                client.push(protocol.error(f"agent {self.name!r} is not running; nothing to kill",
+                                           self.name), self.name)
+            return
+        if client is not None and client not in self.subscribers:
+            self.subscribe(client, replay=False)
+        await process.kill()
+
+    # -- timeout -------------------------------------------------------------------------------
+
+    def _arm_timer(self) -> None:
+        self._cancel_timer()
+        self._timer = asyncio.get_running_loop().call_later(self.timeout_s, self._timed_out)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _timed_out(self) -> None:
+        self._timer = None
+        if self.process is None:
+            return
+        self._broadcast(protocol.timeout(self.name, self.timeout_s))
+        if self.spec.kill_on_timeout:
+            self.spawn_task(self.kill())
+
+    def spawn_task(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` in the background, keeping a reference until it is done."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+class Hub:
+    """All agent sessions of one hub, and the dispatch of client messages to them."""
+
+    def __init__(self, config: HubConfig) -> None:
+        self.config = config
+        self.sessions = {name: AgentSession(spec, config) for name, spec in config.agents.items()}
+
+    def hello(self) -> str:
+        return protocol.hello(list(self.sessions))
+
+    async def handle(self, message: ClientMessage, client: Outbox) -> None:
+        session = self.sessions.get(message.agent)
+        if session is None:
+            client.push(protocol.error(
+                f"unknown agent {message.agent!r}; configured agents: {', '.join(self.sessions)} "
+                "(the hub only starts agents from its configuration)"))
+            return
+        if isinstance(message, Command):
+            await session.command(message.text, client)
+        elif isinstance(message, Kill):
+            # Killing waits up to the grace period: do it aside so this client stays responsive.
+            session.spawn_task(session.kill(client))
+        elif isinstance(message, Subscribe):
+            session.subscribe(client)
+
+    def disconnect(self, client: Outbox) -> None:
+        for session in self.sessions.values():
+            session.subscribers.discard(client)
+
+    async def shutdown(self) -> None:
+        """Kill every running agent (whole process groups) and wait until they are gone."""
+        await asyncio.gather(*(s.kill() for s in self.sessions.values() if s.process is not None))
+        for session in self.sessions.values():
+            for task in tuple(session._tasks):
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

@@ -1,0 +1,56 @@
+"""Security rules as pure functions: token, Origin, loopback, message rate."""
+
+from __future__ import annotations
+
+from scenarist.hub.security import (
+    RateLimiter,
+    is_loopback,
+    new_token,
+    origin_allowed,
+    token_from,
+    token_ok,
+)
+
+
+def test_token_from_query_or_bearer_header() -> None:
+    assert token_from({"token": "q"}, {}) == "q"
+    assert token_from({}, {"authorization": "Bearer  h "}) == "h"
+    assert token_from({}, {"authorization": "Basic abc"}) is None
+    assert token_from({}, {}) is None
+
+
+def test_token_comparison() -> None:
+    token = new_token()
+    assert len(token) >= 24 and token != new_token()
+    assert token_ok(token, token)
+    assert not token_ok(None, token)
+    assert not token_ok("", token)
+    assert not token_ok(token + "x", token)
+
+
+def test_origin_same_site_allowed_cross_site_refused() -> None:
+    none: frozenset[str] = frozenset()
+    assert origin_allowed("http://127.0.0.1:8080", "127.0.0.1:8080", False, none)
+    assert not origin_allowed("https://127.0.0.1:8080", "127.0.0.1:8080", False, none)
+    assert not origin_allowed("http://evil.example", "127.0.0.1:8080", False, none)
+    assert not origin_allowed("http://127.0.0.1:9999", "127.0.0.1:8080", False, none)
+    assert not origin_allowed("null", "127.0.0.1:8080", False, none)
+    assert not origin_allowed("http://127.0.0.1:8080", None, False, none)
+    assert origin_allowed(None, "127.0.0.1:8080", False, none)  # not a browser: token decides
+    assert origin_allowed("https://ide.example/", "127.0.0.1:8080", False,
+                          frozenset({"https://IDE.example"}))
+
+
+def test_loopback_names() -> None:
+    assert all(map(is_loopback, ["127.0.0.1", "127.5.6.7", "::1", "[::1]", "localhost"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "10.0.0.1", "::", "example.com"]))
+
+
+def test_rate_limiter_allows_a_burst_then_the_sustained_rate() -> None:
+    now = [0.0]
+    limiter = RateLimiter(rate=2.0, burst=3, clock=lambda: now[0])
+    assert [limiter.allow() for _ in range(4)] == [True, True, True, False]
+    now[0] += 0.5  # one token back
+    assert [limiter.allow(), limiter.allow()] == [True, False]
+    now[0] += 100.0  # refills to the burst, not beyond
+    assert sum(limiter.allow() for _ in range(10)) == 3
