@@ -4,12 +4,13 @@ turn into each API's format.
 Pure: the file contents that edits depend on come in through the profile context. Thinking is
 exposed or dropped here according to the API and the scenario's ``server`` settings:
 
-- the endpoint decides by default: reasoning items (Responses), thinking blocks (Messages),
-  nothing (Chat, which has no field for it);
-- ``server.llmApiStyle: openai`` hides thinking everywhere (OpenAI never exposes raw thinking),
-  ``anthropic`` exposes it wherever the API can carry it;
-- ``server.coalesceThinkingWithToolUse: false`` (Messages only) keeps thinking out of responses
-  that make tool calls, so thinking and tool use are never coalesced in one message.
+- the endpoint decides whether thinking can be carried at all: reasoning items (Responses),
+  thinking blocks (Messages), nothing (Chat, which has no field for it);
+- ``server.llmApiStyle`` picks the coalescing rules. ``openai`` (the default): a turn's
+  reasoning, text and tool calls always travel in one response. ``anthropic``: the same,
+  unless ``coalesceThinkingWithToolUse: false`` (only read for this style), which keeps
+  thinking out of responses that make tool calls (thinking shows only on answers without
+  tool use).
 """
 
 from __future__ import annotations
@@ -55,9 +56,8 @@ def show_thinking(api: Api, script: Script, makes_calls: bool) -> bool:
     """Whether this API response carries the turn's thinking (see the module doc)."""
     if api == "chat":
         return False
-    if script.api_style == "openai":
-        return False
-    return not (api == "messages" and makes_calls and not script.coalesce_thinking_with_tool_use)
+    split = script.api_style == "anthropic" and not script.coalesce_thinking_with_tool_use
+    return not (split and makes_calls)
 
 
 def call_id(api: Api, scenario: str, turn: int, index: int) -> str:

@@ -113,10 +113,18 @@ class Script:
     name: str
     prompt: str | None  # the effective initial prompt (what selection matches)
     segments: tuple[Segment, ...]
-    api_style: ApiStyle | None = None  # None: not set in the scenario (the endpoint decides)
+    api_style: ApiStyle = "openai"
     coalesce_thinking_with_tool_use: bool = True
     final_checks: tuple[Check, ...] = ()  # asserts after the last model turn
     source: str = ""  # where it was loaded from, for messages
+
+    @property
+    def effective_initial_prompt(self) -> str | None:
+        return self.prompt
+
+    @property
+    def source_path(self) -> str | None:
+        return self.source or None
 
     @property
     def turns(self) -> tuple[ModelTurn, ...]:

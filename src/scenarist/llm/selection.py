@@ -1,10 +1,12 @@
-"""Which scenario answers a request: by name, by the ``x-scenario-prompt`` header, or by the
-Levenshtein distance between the conversation's first prompt and each effective initial prompt.
+"""Which scenario answers a request: ``x-scenario-name``, else ``x-scenario-prompt``, else the
+conversation's first prompt as the user typed it, by Levenshtein distance to each effective
+initial prompt (:class:`scenarist.scenario.select.ScenarioIndex` does the search).
 
-A prompt *matches* when it is close enough that a person would call it the same request:
-equal after whitespace/case normalisation, one containing the other, or a normalised
-similarity of at least :data:`MIN_SIMILARITY`. Otherwise the request fails loudly, naming the
-nearest scenarios and their distances.
+A model server must not answer a request meant for something else, so a nearest scenario
+only *matches* when a person would call it the same request: equal after whitespace/case
+normalisation, one containing the other, or a normalised similarity of at least
+:data:`MIN_SIMILARITY`. Otherwise the request fails loudly, naming the nearest scenarios
+and their distances.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Literal
 from rapidfuzz.distance import Levenshtein
 
 from scenarist.llm.script import Script
+from scenarist.scenario.select import ScenarioIndex
+from scenarist.scenario.select import SelectionError as IndexError_
 
 MIN_SIMILARITY = 0.5
 
@@ -25,9 +29,12 @@ class Choice:
     script: Script
     by: Literal["name", "header-prompt", "prompt", "only"]
     distance: int | None = None
+    runners_up: tuple[tuple[str, int], ...] = ()
 
 
 class SelectionError(LookupError):
+    """No scenario answers this request; ``status`` is the HTTP status to answer with."""
+
     def __init__(self, message: str, status: int = 404) -> None:
         super().__init__(message)
         self.message = message
@@ -38,17 +45,8 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def ranked(scripts: Sequence[Script], prompt: str) -> list[tuple[int, Script]]:
-    """Scenarios by distance from ``prompt`` (ties keep load order)."""
-    scored = [
-        (Levenshtein.distance(_norm(prompt), _norm(s.prompt or "")), i, s)
-        for i, s in enumerate(scripts)
-    ]
-    scored.sort(key=lambda t: (t[0], t[1]))
-    return [(d, s) for d, _i, s in scored]
-
-
 def is_match(prompt: str, candidate: str | None) -> bool:
+    """Whether ``candidate`` is close enough to ``prompt`` to be the same request."""
     a, b = _norm(prompt), _norm(candidate or "")
     if not b:
         return False
@@ -57,35 +55,56 @@ def is_match(prompt: str, candidate: str | None) -> bool:
     return bool(Levenshtein.normalized_similarity(a, b) >= MIN_SIMILARITY)
 
 
-def choose(
-    scripts: Sequence[Script],
-    *,
-    name: str | None = None,
-    prompt: str | None = None,
-    conversation_prompt: str | None = None,
-) -> Choice:
-    """The scenario for a request (see the module doc for the order)."""
-    if name:
-        for script in scripts:
-            if script.name == name:
-                return Choice(script, "name")
-        known = ", ".join(repr(s.name) for s in scripts)
+class Selector:
+    """Built once per server; :meth:`choose` per request (results cached per prompt)."""
+
+    def __init__(self, scripts: Sequence[Script]) -> None:
+        self.index: ScenarioIndex[Script] = ScenarioIndex(scripts)
+        self._cache: dict[tuple[str | None, str | None, str | None], Choice] = {}
+
+    def choose(
+        self,
+        *,
+        name: str | None = None,
+        prompt: str | None = None,
+        conversation_prompt: str | None = None,
+    ) -> Choice:
+        key = (name, prompt, conversation_prompt)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._choose(name, prompt, conversation_prompt)
+            if len(self._cache) < 4096:
+                self._cache[key] = hit
+        return hit
+
+    def _choose(self, name: str | None, prompt: str | None, conv_prompt: str | None) -> Choice:
+        if name:
+            try:
+                return Choice(self.index.select(name=name).scenario, "name")
+            except IndexError_ as exc:
+                raise SelectionError(f"scenarist: x-scenario-name: {exc}") from None
+        by: Literal["header-prompt", "prompt"] = "header-prompt" if prompt else "prompt"
+        text = prompt or conv_prompt
+        if text is None:
+            try:
+                chosen = self.index.select()
+            except IndexError_ as exc:
+                raise SelectionError(
+                    f"scenarist: the request has no user prompt to match a scenario with; "
+                    f"send x-scenario-name or x-scenario-prompt ({exc})",
+                    status=400,
+                ) from None
+            return Choice(chosen.scenario, "only")
+        if len(self.index) == 1 and not self.index.scenarios[0].prompt:
+            return Choice(self.index.scenarios[0], "only")  # nothing to match against
+        nearest = self.index.nearest(text)
+        if nearest and is_match(text, nearest[0][1].prompt):
+            distance, best = nearest[0]
+            others = tuple((s.name, d) for d, s in nearest[1:])
+            return Choice(best, by, distance, others)
+        shown = "; ".join(f"{s.name!r} at distance {d} (prompt {s.prompt!r})" for d, s in nearest)
         raise SelectionError(
-            f"scenarist: no scenario is named {name!r} (x-scenario-name); loaded: {known}"
+            f"scenarist: no scenario matches the prompt {text!r}; nearest: "
+            f"{shown or 'none (no scenario has an initial prompt)'}; send x-scenario-name to "
+            "pick one explicitly"
         )
-    by: Literal["header-prompt", "prompt"] = "header-prompt" if prompt else "prompt"
-    text = prompt or conversation_prompt
-    if text is None:
-        if len(scripts) == 1:
-            return Choice(scripts[0], "only")
-        raise SelectionError(
-            "scenarist: the request has no user prompt to match a scenario with; send "
-            "x-scenario-name or x-scenario-prompt, or load a single scenario",
-            status=400,
-        )
-    order = ranked(scripts, text)
-    distance, best = order[0]
-    if is_match(text, best.prompt):
-        return Choice(best, by, distance)
-    nearest = "; ".join(f"{s.name!r} (distance {d}, prompt {s.prompt!r})" for d, s in order[:3])
-    raise SelectionError(f"scenarist: no scenario matches the prompt {text!r}; nearest: {nearest}")

@@ -45,7 +45,7 @@ from scenarist.llm.position import PositionError, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn
 from scenarist.llm.script import Script
-from scenarist.llm.selection import SelectionError, choose
+from scenarist.llm.selection import SelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
 from scenarist.wire import Api as WireApi
@@ -108,6 +108,8 @@ class MockModelServer:
         if not scripts:
             raise ValueError("MockModelServer needs at least one scenario to play")
         self.scripts = tuple(scripts)
+        self.selector = Selector(self.scripts)
+        self.selector = Selector(self.scripts)
         self.options = options or Options()
         self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
         self._served_errors: set[tuple[str, str, int]] = set()
@@ -257,8 +259,7 @@ class MockModelServer:
             cwd=conv.cwd,
         )
         try:
-            choice = choose(
-                self.scripts,
+            choice = self.selector.choose(
                 name=request.headers.get("x-scenario-name"),
                 prompt=request.headers.get("x-scenario-prompt"),
                 conversation_prompt=conv.first_prompt,
@@ -266,7 +267,12 @@ class MockModelServer:
         except SelectionError as exc:
             return self._fail(entry, api, Reply(exc.status, exc.message))
         script = choice.script
-        entry.update(scenario=script.name, selected_by=choice.by, distance=choice.distance)
+        entry.update(
+            scenario=script.name,
+            selected_by=choice.by,
+            distance=choice.distance,
+            runners_up=[list(r) for r in choice.runners_up],
+        )
         profile: Profile = (
             detect_profile(conv) if self.options.agent_type == "auto" else self.options.agent_type
         )

@@ -1,0 +1,178 @@
+"""``scenarist llm``: serve the mock model API for the given scenarios.
+
+    scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
+                  [--scenario-speed F] [--scenario-define K=V ...]
+                  [--agent-type auto|claude|codex|openai] [--workspace DIR] [--strict]
+                  [--body-limit BYTES]
+
+Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
+``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from scenarist.llm.script import Script
+
+DEFAULT_PORT = 18080
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="scenarist llm",
+        description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages API that "
+        "plays scenarios to real agents.",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        required=True,
+        metavar="PATH",
+        help="scenario file or directory (repeatable)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to bind; 0 picks a free one (default {DEFAULT_PORT})",
+    )
+    p.add_argument(
+        "--scenario-speed",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="multiply every scenario delay by F (0.1 = ten times faster)",
+    )
+    p.add_argument(
+        "--scenario-define",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="rule symbol (repeatable; else $AH_SCENARIO_DEFINES)",
+    )
+    p.add_argument(
+        "--agent-type",
+        choices=("auto", "claude", "codex", "openai"),
+        default="auto",
+        help="tool vocabulary of the answers (auto: from the request's tools)",
+    )
+    p.add_argument(
+        "--workspace",
+        type=Path,
+        metavar="DIR",
+        help="where asserts are checked and relative paths resolve when the agent "
+        "reports no working directory",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="reject requests whose tools do not cover the scenario's tool calls",
+    )
+    p.add_argument(
+        "--body-limit",
+        type=int,
+        default=32 * 1024 * 1024,
+        metavar="BYTES",
+        help="largest request body accepted (default 32 MiB)",
+    )
+    return p
+
+
+def load_scripts(paths: Sequence[str], defines: Sequence[str]) -> list[Script]:
+    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations."""
+    from scenarist.llm.plan import build_script
+    from scenarist.scenario import load_scenarios, parse_defines
+
+    symbols = parse_defines(list(defines), os.environ.get("AH_SCENARIO_DEFINES"))
+    scenarios = load_scenarios([Path(p) for p in paths], defines=symbols, strict=False)
+    return [build_script(s) for s in scenarios]
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (``port`` 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.scenario_speed < 0:
+        print("scenarist llm: --scenario-speed must be >= 0", file=sys.stderr)
+        return 2
+    from scenarist.scenario.errors import ScenarioError
+
+    try:
+        scripts = load_scripts(args.scenario, args.scenario_define)
+    except ScenarioError as exc:
+        print(f"scenarist llm: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"scenarist llm: cannot read scenarios: {exc}", file=sys.stderr)
+        return 1
+    if not scripts:
+        print(
+            f"scenarist llm: no scenarios found in {', '.join(args.scenario)}; pass scenario "
+            "files or directories that contain *.yaml files",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        print(
+            f"scenarist llm: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
+            "pick another --port (0 = any free port)",
+            file=sys.stderr,
+        )
+        return 1
+    return serve(scripts, sock, args)
+
+
+def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from scenarist.llm.server import MockModelServer, Options
+    from scenarist.play import clamp_speed
+
+    options = Options(
+        speed=clamp_speed(args.scenario_speed),
+        agent_type=args.agent_type,
+        workspace=args.workspace.resolve() if args.workspace else None,
+        strict=args.strict,
+        body_limit=args.body_limit,
+    )
+    server = MockModelServer(scripts, options)
+    config = uvicorn.Config(
+        server.app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        loop=_best("uvloop", "asyncio"),
+        http=_best("httptools", "h11"),
+        timeout_graceful_shutdown=2,
+    )
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"listening on http://{shown}:{port}", flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _best(fast: str, fallback: str) -> str:
+    try:
+        __import__(fast)
+    except ImportError:
+        return fallback
+    return fast
