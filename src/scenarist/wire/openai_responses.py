@@ -120,7 +120,7 @@ def response_object(turn: Turn, *, created: int = CREATED, status: str | None = 
         "instructions": None,
         "max_output_tokens": None,
         "model": turn.model,
-        "output": [item_body(rid, p, i) for i, p in enumerate(turn.parts)] if output else [],
+        "output": _output(rid, turn, status) if output else [],
         "parallel_tool_calls": True,
         "previous_response_id": None,
         "reasoning": {"effort": None, "summary": None},
@@ -134,6 +134,15 @@ def response_object(turn: Turn, *, created: int = CREATED, status: str | None = 
         "usage": usage_body(turn.resolved_usage) if final and not turn.error else None,
         "metadata": {},
     }
+
+
+def _output(rid: str, turn: Turn, status: str) -> list[dict[str, Any]]:
+    items = [item_body(rid, p, i) for i, p in enumerate(turn.parts)]
+    if status == "failed":  # what was cut off is not complete
+        for item in items:
+            if "status" in item:
+                item["status"] = "incomplete"
+    return items
 
 
 class _Stream:

@@ -1,0 +1,87 @@
+"""Pure helpers of scenarist.wire: chunking, folding, request fields, error bodies."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scenarist.wire import (
+    Error,
+    Finish,
+    MessageStart,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+    chunk_text,
+    encode_stream,
+    error_body,
+    fold,
+    include_usage,
+    leading_error,
+    requested_model,
+    wants_stream,
+)
+
+
+@given(st.text(), st.integers(min_value=1, max_value=40))
+def test_chunk_text_is_lossless_bounded_and_deterministic(text: str, size: int) -> None:
+    chunks = chunk_text(text, size)
+    assert "".join(chunks) == text
+    assert all(0 < len(c) <= size for c in chunks)
+    assert chunks == chunk_text(text, size)
+
+
+def test_chunk_text_prefers_word_breaks() -> None:
+    assert chunk_text("the quick brown fox", 10) == ["the quick", " brown fox"]
+    with pytest.raises(ValueError, match="max_chars"):
+        chunk_text("x", 0)
+
+
+def test_fold_orders_parts_and_infers_finish() -> None:
+    turn = fold([MessageStart("m", "x", input_tokens=4), TextDelta("a"),
+                 ToolCallStart("c", "f"), ToolCallDelta("c", "{}"), TextDelta("b"), Finish()])
+    assert [type(p).__name__ for p in turn.parts] == ["TextPart", "ToolCallPart", "TextPart"]
+    assert turn.text == "ab" and turn.resolved_finish == "tool_calls"
+    assert turn.resolved_usage == Usage(4, 0)
+
+
+def test_delta_for_unknown_call_is_a_teaching_error() -> None:
+    with pytest.raises(ValueError, match=r"emit ToolCallStart\(id='nope'"):
+        fold([ToolCallDelta("nope", "{}")])
+    with pytest.raises(ValueError, match="ToolCallStart"):
+        list(encode_stream("openai_chat", [ToolCallDelta("nope", "{}")]))
+
+
+def test_leading_error_only_before_output() -> None:
+    err, rest = leading_error([MessageStart(), Error("x", status=503)])
+    assert err is not None and err.status == 503
+    err, rest = leading_error([MessageStart(), TextDelta("a"), Error("x")])
+    assert err is None and [type(e).__name__ for e in rest] == ["MessageStart", "TextDelta",
+                                                               "Error"]
+
+
+def test_request_helpers() -> None:
+    assert wants_stream({"stream": True}) and not wants_stream({"stream": "yes"})
+    assert not wants_stream({})
+    assert include_usage({"stream_options": {"include_usage": True}})
+    assert not include_usage({"stream_options": None})
+    assert requested_model({"model": "gpt-x"}, "d") == "gpt-x"
+    assert requested_model({}, "d") == "d"
+
+
+def test_error_bodies_default_types_by_status() -> None:
+    assert error_body("openai_chat", 500, "boom")["error"]["type"] == "server_error"
+    assert error_body("openai_responses", 400, "bad", param="model")["error"]["param"] == "model"
+    assert error_body("anthropic", 529, "busy") == {
+        "type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    assert error_body("anthropic", 404, "x", type="custom")["error"]["type"] == "custom"
+    with pytest.raises(ValueError, match="unknown api"):
+        error_body("gemini", 400, "x")  # type: ignore[arg-type]
+
+
+def test_frames_carry_at_ms_for_pacing() -> None:
+    frames = list(encode_stream("anthropic", [MessageStart(at_ms=0), TextDelta("a", at_ms=50),
+                                              Finish(at_ms=90)]))
+    assert [f.at_ms for f in frames] == [0, 0, 50, 50, 90, 90, 90]
