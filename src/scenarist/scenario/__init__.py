@@ -1,0 +1,95 @@
+"""The scenario format: load YAML (rules resolved, validated) and compile it to a Timeline.
+
+Public API (stable; see ``docs/scenario-api.md``)::
+
+    load_scenario(path, *, defines=None, strict=False) -> Scenario
+    load_scenario_text(text, *, path="<string>", defines=None, strict=False) -> Scenario
+    load_scenarios(paths, *, defines=None, strict=False) -> list[Scenario]
+    parse_defines(cli, env=$AH_SCENARIO_DEFINES) -> dict[str, bool | int | str]
+    compile_timeline(scenario) -> Timeline
+
+Loading raises only :class:`ScenarioError` (with every :class:`Issue` of the file).
+"""
+
+from scenarist.scenario.errors import Issue, ScenarioError
+from scenarist.scenario.load import (
+    effective_initial_prompt,
+    load_scenario,
+    load_scenario_text,
+    load_scenarios,
+    scenario_files,
+)
+from scenarist.scenario.model import (
+    Acp,
+    AcpCapabilities,
+    AgentEdits,
+    AgentFileReads,
+    AgentPermissionRequest,
+    AgentPlan,
+    AgentToolUse,
+    Ah,
+    Annotations,
+    Assert,
+    AudioContent,
+    BaseTimeDelta,
+    Complete,
+    ContentBlock,
+    DiffContent,
+    EmbeddedResource,
+    Event,
+    ExecEvent,
+    Expect,
+    ExpectArtifact,
+    FileRead,
+    GitCommitAssert,
+    ImageContent,
+    Initialize,
+    JsonFileAssert,
+    LlmError,
+    LlmResponse,
+    Log,
+    McpServer,
+    Merge,
+    PermissionDecision,
+    PermissionOption,
+    PlanContent,
+    PlanEntry,
+    ProgressStep,
+    Repo,
+    RepoFile,
+    ResourceContent,
+    ResourceLinkContent,
+    Scenario,
+    Screenshot,
+    Server,
+    SessionStart,
+    SetMode,
+    SetModel,
+    Status,
+    TextContent,
+    TextStep,
+    ToolExecution,
+    UserCancelSession,
+    UserCommand,
+    UserEdits,
+    UserInput,
+    UserInputs,
+    content_text,
+)
+from scenarist.scenario.rules import ENV_VAR, evaluate_condition, parse_defines
+from scenarist.scenario.timeline import BEAT_KINDS, Beat, Timeline, compile_timeline
+
+__all__ = [
+    "BEAT_KINDS", "ENV_VAR", "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads",
+    "AgentPermissionRequest", "AgentPlan", "AgentToolUse", "Ah", "Annotations", "Assert",
+    "AudioContent", "BaseTimeDelta", "Beat", "Complete", "ContentBlock", "DiffContent",
+    "EmbeddedResource", "Event", "ExecEvent", "Expect", "ExpectArtifact", "FileRead",
+    "GitCommitAssert", "ImageContent", "Initialize", "Issue", "JsonFileAssert", "LlmError",
+    "LlmResponse", "Log", "McpServer", "Merge", "PermissionDecision", "PermissionOption",
+    "PlanContent", "PlanEntry", "ProgressStep", "Repo", "RepoFile", "ResourceContent",
+    "ResourceLinkContent", "Scenario", "ScenarioError", "Screenshot", "Server", "SessionStart",
+    "SetMode", "SetModel", "Status", "TextContent", "TextStep", "Timeline", "ToolExecution",
+    "UserCancelSession", "UserCommand", "UserEdits", "UserInput", "UserInputs",
+    "compile_timeline", "content_text", "effective_initial_prompt", "evaluate_condition",
+    "load_scenario", "load_scenario_text", "load_scenarios", "parse_defines", "scenario_files",
+]

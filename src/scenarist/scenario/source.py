@@ -1,0 +1,350 @@
+"""YAML text → plain Python data, keeping node marks so problems can name file:line:col.
+
+Speed matters (a runner may load thousands of scenarios), so this reads the document
+with libyaml's composer when present and turns nodes into values in one tight pass:
+no per-scalar regex resolver (scalars are typed here with a first-character dispatch),
+no PyYAML constructor. Marks are not copied; each built list/dict is remembered by
+``id`` together with its node, and a location is looked up only when a problem is
+reported. Scalars follow the YAML 1.2 core schema (``yes``/``no`` stay strings; dates
+stay strings) so that data reads the same as in the reference (serde) implementation.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from scenarist.scenario.errors import Issue
+
+__all__ = ["MISSING", "Source", "parse_yaml"]
+
+MISSING: Any = object()  # "no key": a location of the container itself
+
+_PLAIN = "?plain"
+_QUOTED = "tag:yaml.org,2002:str"
+_T = "tag:yaml.org,2002:"
+
+_SPECIAL: dict[str, Any] = {
+    "": None, "~": None, "null": None, "Null": None, "NULL": None,
+    "true": True, "True": True, "TRUE": True,
+    "false": False, "False": False, "FALSE": False,
+    ".inf": float("inf"), ".Inf": float("inf"), ".INF": float("inf"),
+    "+.inf": float("inf"), "+.Inf": float("inf"), "+.INF": float("inf"),
+    "-.inf": float("-inf"), "-.Inf": float("-inf"), "-.INF": float("-inf"),
+    ".nan": float("nan"), ".NaN": float("nan"), ".NAN": float("nan"),
+}
+_NUMSTART = frozenset("0123456789+-.")
+_INT = re.compile(r"[-+]?[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+").fullmatch
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?").fullmatch
+
+
+def _plain(s: str) -> Any:
+    """Type a plain (unquoted) scalar: null, bool, int, float, else the string."""
+    if s in _SPECIAL:
+        return _SPECIAL[s]
+    if s[0] in _NUMSTART:
+        if _INT(s):
+            return int(s, 0) if s[1:2] in ("x", "o") else int(s)
+        if _FLOAT(s):
+            return float(s)
+    return s
+
+
+def _resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
+    # Called by the composer for every node without an explicit tag: mark plain scalars.
+    return _PLAIN if value is not None and implicit[0] else _QUOTED
+
+
+def _noop(self: Any, *args: Any) -> None:
+    return None
+
+
+def _parser_class() -> Callable[[str], Any]:
+    attrs = {"resolve": _resolve, "descend_resolver": _noop, "ascend_resolver": _noop}
+    try:
+        from yaml._yaml import CParser  # libyaml: the fast path
+    except ImportError:  # pragma: no cover - only without libyaml
+        from yaml.composer import Composer
+        from yaml.parser import Parser
+        from yaml.reader import Reader
+        from yaml.scanner import Scanner
+
+        def init(self: Any, text: str) -> None:
+            Reader.__init__(self, text)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+
+        return type("PyNodeParser", (Reader, Scanner, Parser, Composer), {**attrs, "__init__": init})
+    return type("CNodeParser", (CParser,), attrs)
+
+
+_Parser = _parser_class()
+
+
+@dataclass(slots=True)
+class _Synth:
+    """Where the parts of a container built by rule resolution came from."""
+
+    start_mark: Any
+    keys: dict[Any, tuple[Node, Node]] = field(default_factory=dict)
+    items: list[Node] = field(default_factory=list)
+
+
+class Source:
+    """One file's raw data plus the means to point at any part of it."""
+
+    __slots__ = ("_locs", "file", "has_rules", "issues", "root")
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.root: Any = None
+        self.has_rules = False  # any mapping with a 'rules' key (else rule resolution is skipped)
+        self.issues: list[Issue] = []
+        self._locs: dict[int, Node | _Synth] = {}
+
+    # -- locations -----------------------------------------------------------------
+    def where(self, container: Any, key: Any = MISSING, *, on_key: bool = False) -> tuple[int, int]:
+        """1-based (line, col) of ``container[key]`` (or of the container itself)."""
+        node = self._locs.get(id(container))
+        if node is None:
+            return (1, 1)
+        mark = node.start_mark
+        if key is not MISSING:
+            found = self._child(node, key)
+            if found is not None:
+                mark = (found[0] if on_key else found[1]).start_mark
+        return (mark.line + 1, mark.column + 1)
+
+    @staticmethod
+    def _child(node: Node | _Synth, key: Any) -> tuple[Node, Node] | None:
+        if isinstance(node, _Synth):
+            if node.items and isinstance(key, int) and 0 <= key < len(node.items):
+                return (node.items[key], node.items[key])
+            return node.keys.get(key)
+        if isinstance(node, MappingNode):
+            want = str(key).lower() if isinstance(key, bool) else str(key)
+            for k, v in reversed(node.value):  # the last duplicate is the one kept
+                if isinstance(k, ScalarNode) and k.value == want:
+                    return (k, v)
+            return None
+        if isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+            child = node.value[key]
+            return (child, child)
+        return None
+
+    def adopt(self, new: Any, old: Any) -> None:
+        """Let ``new`` (built from ``old`` by rules) report ``old``'s location."""
+        node = self._locs.get(id(old))
+        if node is not None:
+            self._locs[id(new)] = _Synth(node.start_mark)
+
+    def adopt_items(self, new: list[Any], origins: list[tuple[Any, Any]]) -> None:
+        """``new[i]`` came from ``origins[i] = (container, key)``."""
+        synth = self._synth(new)
+        for container, key in origins:
+            node = self._locs.get(id(container))
+            found = self._child(node, key) if node is not None else None
+            synth.items.append(found[1] if found else _DUMMY)
+
+    def adopt_keys(self, new: dict[Any, Any], origins: dict[Any, tuple[Any, Any]]) -> None:
+        """``new[k]`` came from ``origins[k] = (container, key)``."""
+        synth = self._synth(new)
+        for k, (container, key) in origins.items():
+            node = self._locs.get(id(container))
+            found = self._child(node, key) if node is not None else None
+            if found:
+                synth.keys[k] = found
+
+    def _synth(self, new: Any) -> _Synth:
+        current = self._locs.get(id(new))
+        if isinstance(current, _Synth):
+            return current
+        synth = _Synth(current.start_mark if current is not None else _DUMMY.start_mark)
+        self._locs[id(new)] = synth
+        return synth
+
+    def issue(self, message: str, hint: str = "", line: int = 1, col: int = 1) -> None:
+        self.issues.append(Issue(self.file, line, col, "", message, hint))
+
+    # -- building ------------------------------------------------------------------
+    def build(self, node: Node) -> Any:
+        """Turn a composed node tree into dicts, lists and scalars (remembering nodes)."""
+        memo: dict[int, Any] = {}
+        locs = self._locs
+        issue = self._node_issue
+
+        def scalar(n: Node) -> Any:
+            if n.__class__ is ScalarNode:
+                tag = n.tag
+                if tag is _QUOTED:
+                    return n.value
+                if tag is _PLAIN:
+                    return _plain(n.value)
+                return self._tagged(n)
+            return build(n)
+
+        def build(n: Node) -> Any:
+            key_id = id(n)
+            if key_id in memo:  # an alias: share the value
+                return memo[key_id]
+            cls = n.__class__
+            if cls is ScalarNode:
+                return scalar(n)
+            if cls is SequenceNode:
+                if n.tag not in (_QUOTED, _T + "seq"):
+                    issue(n, f"unsupported YAML tag {n.tag!r} on a list", "remove the tag")
+                seq: list[Any] = []
+                memo[key_id] = seq
+                locs[id(seq)] = n
+                append = seq.append
+                for child in n.value:
+                    if child.__class__ is ScalarNode:
+                        tag = child.tag
+                        if tag is _QUOTED:
+                            append(child.value)
+                        elif tag is _PLAIN:
+                            append(_plain(child.value))
+                        else:
+                            append(self._tagged(child))
+                    else:
+                        append(build(child))
+                return seq
+            if cls is MappingNode:
+                if n.tag not in (_QUOTED, _T + "map"):
+                    issue(n, f"unsupported YAML tag {n.tag!r} on a mapping", "remove the tag")
+                mapping: dict[Any, Any] = {}
+                memo[key_id] = mapping
+                locs[id(mapping)] = n
+                merges: list[Any] = []
+                for k, v in n.value:
+                    if k.__class__ is ScalarNode:
+                        if k.tag is _QUOTED:
+                            key = k.value
+                        elif k.tag is _PLAIN:
+                            key = _plain(k.value)
+                            if key == "<<":
+                                merges.append((k, build(v)))
+                                continue
+                        else:
+                            key = self._tagged(k)
+                    else:
+                        issue(k, "a mapping key must be a plain value, not a list or mapping",
+                              "write the key as a string")
+                        continue
+                    if key.__class__ is float and key != key:
+                        key = "nan"
+                    if key in mapping:
+                        issue(k, f"duplicate key {key!r}; the last one is used",
+                              "remove one of the two", severity="warning")
+                    if v.__class__ is ScalarNode:
+                        tag = v.tag
+                        if tag is _QUOTED:
+                            mapping[key] = v.value
+                        elif tag is _PLAIN:
+                            mapping[key] = _plain(v.value)
+                        else:
+                            mapping[key] = self._tagged(v)
+                    else:
+                        mapping[key] = build(v)
+                for k, merged in merges:
+                    sources = merged if isinstance(merged, list) else [merged]
+                    for src in sources:
+                        if not isinstance(src, dict):
+                            issue(k, "'<<' must merge a mapping or a list of mappings",
+                                  "point '<<' at an anchored mapping, e.g. '<<: *defaults'")
+                            continue
+                        for mk, mv in src.items():
+                            mapping.setdefault(mk, mv)
+                if "rules" in mapping:
+                    self.has_rules = True
+                return mapping
+            issue(n, "unsupported YAML node", "")  # pragma: no cover - composer makes only 3 kinds
+            return None
+
+        return build(node)
+
+    def _node_issue(self, node: Node, message: str, hint: str, severity: str = "error") -> None:
+        mark = node.start_mark
+        self.issues.append(Issue(self.file, mark.line + 1, mark.column + 1, "", message, hint,
+                                 "warning" if severity == "warning" else "error"))
+
+    def _tagged(self, n: Node) -> Any:
+        tag, value = n.tag, n.value
+        if tag == _T + "str":
+            return value
+        if tag == _T + "null":
+            return None
+        if tag == _T + "bool" and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        if tag == _T + "int":
+            typed = _plain(value) if value else None
+            if typed.__class__ is int:
+                return typed
+        if tag == _T + "float":
+            typed = _plain(value) if value else None
+            if isinstance(typed, (int, float)) and not isinstance(typed, bool):
+                return float(typed)
+        if tag == _T + "binary":
+            try:
+                return base64.b64decode("".join(value.split()), validate=True)
+            except (binascii.Error, ValueError):
+                pass
+        if tag.startswith(_T) and tag[len(_T):] in ("bool", "int", "float", "binary"):
+            self._node_issue(n, f"{value!r} is not a valid !!{tag[len(_T):]}",
+                             "fix the value or drop the tag")
+            return value
+        self._node_issue(n, f"unsupported YAML tag {tag!r}",
+                         "scenarios use plain YAML values; remove the tag")
+        return value
+
+
+class _DummyMark:
+    line = 0
+    column = 0
+
+
+class _DummyNode:
+    start_mark = _DummyMark()
+
+
+_DUMMY: Any = _DummyNode()
+
+
+def parse_yaml(text: str, file: str) -> Source:
+    """Parse one YAML document into a :class:`Source`; problems go to ``source.issues``."""
+    source = Source(file)
+    try:
+        parser = _Parser(text)
+        try:
+            node = parser.get_single_node()
+        finally:
+            dispose = getattr(parser, "dispose", None)
+            if dispose is not None:
+                dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = exc.problem or "invalid YAML"
+        context = f" {exc.context}" if exc.context else ""
+        hint = ("a scenario file holds one YAML document; remove the extra '---'"
+                if "single document" in str(exc) else
+                "check indentation, quoting and ':' placement around this point")
+        source.issue(f"YAML syntax error: {problem}{context}", hint, line, col)
+        return source
+    except yaml.YAMLError as exc:  # e.g. ReaderError: a control character in the text
+        source.issue(f"YAML error: {exc}".replace("\n", " "),
+                     "remove control characters; files must be UTF-8 text")
+        return source
+    if node is None:
+        source.issue("the file is empty", "a scenario needs at least 'name:' and 'timeline:'")
+        return source
+    source.root = source.build(node)
+    return source

@@ -1,0 +1,219 @@
+"""Compile a scenario into a Timeline: flat, immutable beats at absolute, unscaled times.
+
+The timing rules (``docs/timing.md``) in brief:
+
+* one cursor, starting at 0 ms; **agent events** (``llmResponse``, tool uses,
+  ``agentEdits``, ``agentPlan``, ``agentFileReads``, ``agentPermissionRequest``) run one
+  after another from the cursor, and the numbers inside them are **deltas** that consume
+  time: each think/assistant/progress step comes that many ms after the previous step;
+  ``toolExecution`` starts ``startTimeMs`` after the tool call, its events at ``timeMs``
+  from that start (offsets, non-decreasing). The cursor moves to the event's end.
+* ``baseTimeDelta`` moves the cursor forward and is a synchronisation point.
+* ``userInputs`` times are **absolute** (from the scenario start): they run concurrently
+  with agent events, must not be earlier than the last synchronisation point nor than
+  earlier inputs, and a later ``baseTimeDelta`` must cover them
+  (``baseTimeDelta >= concurrent activity``).
+* everything else happens at the cursor; ``sessionStart`` first waits for pending inputs.
+
+Speed scaling is the player's job; beats here are unscaled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from scenarist.scenario.errors import ScenarioError
+from scenarist.scenario.model import (
+    AgentToolUse,
+    BaseTimeDelta,
+    Event,
+    LlmResponse,
+    Scenario,
+    SessionStart,
+    UserInputs,
+)
+
+__all__ = ["BEAT_KINDS", "Beat", "Timeline", "compile_timeline"]
+
+#: Every beat kind, with what its ``step`` holds.
+BEAT_KINDS: dict[str, str] = {
+    "think": "a think step of an llmResponse (step: TextStep)",
+    "assistant": "an assistant step of an llmResponse (step: TextStep)",
+    "error": "the error element of an llmResponse (step: LlmError)",
+    "agentToolUse": "a tool call starts (event: AgentToolUse; step: None)",
+    "progress": "a progress message of a tool call (step: ProgressStep)",
+    "toolExecution": "one stdout/stderr/progress/completion event of a tool run (step: ExecEvent)",
+    "toolResult": "a tool call ends with its result and status (event: AgentToolUse)",
+    "agentEdits": "the agent edited a file (event: AgentEdits)",
+    "agentPlan": "the agent's plan (event: AgentPlan)",
+    "agentFileReads": "the agent reads client files (event: AgentFileReads)",
+    "agentPermissionRequest": "the agent asks for permission (event: AgentPermissionRequest)",
+    "setMode": "the client switches mode (event: SetMode)",
+    "setModel": "the client switches model (event: SetModel)",
+    "userInputs": "one prompt sent by the user (step: UserInput)",
+    "userEdits": "the user applies a patch (event: UserEdits)",
+    "userCommand": "the user runs a command (event: UserCommand)",
+    "userCancelSession": "the user cancels the turn (event: UserCancelSession)",
+    "initialize": "the ACP initialize handshake (event: Initialize)",
+    "sessionStart": "the historical/live boundary (event: SessionStart)",
+    "assert": "check files/terminal/JSON/git (event: Assert)",
+    "screenshot": "capture the terminal (event: Screenshot)",
+    "log": "a harness log line (event: Log)",
+    "status": "a session status change (event: Status)",
+    "complete": "the task completed (event: Complete)",
+    "merge": "keep the session listed after completion (event: Merge)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """One thing that happens at ``at_ms`` (absolute, unscaled ms from the start)."""
+
+    at_ms: int
+    kind: str
+    event: Event
+    index: int  # timeline index of ``event``
+    live: bool  # False before ``sessionStart`` (historical, replayed on session/load)
+    step: Any = None  # the step payload for per-step kinds (see BEAT_KINDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """The compiled schedule of a scenario: beats sorted by time (stable)."""
+
+    beats: tuple[Beat, ...]
+    duration_ms: int
+    initial_prompt: str | None
+    session_start_index: int | None = None
+
+    @property
+    def historical(self) -> tuple[Beat, ...]:
+        return tuple(b for b in self.beats if not b.live)
+
+    @property
+    def live(self) -> tuple[Beat, ...]:
+        return tuple(b for b in self.beats if b.live)
+
+    def __len__(self) -> int:
+        return len(self.beats)
+
+
+# (event-or-entry, subpath, message, hint, line, col)
+Problem = Callable[[Event, str, str, str, int, int], None]
+
+
+def _ignore(event: Event, sub: str, message: str, hint: str, line: int, col: int) -> None:
+    return None
+
+
+def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
+    """Compile without raising; timing problems go to ``problem`` (used by the loader)."""
+    boundary = scenario.session_start_index
+    beats: list[Beat] = []
+    add = beats.append
+    now = 0
+    sync = 0  # the last synchronisation point (baseTimeDelta / sessionStart)
+    sync_what = "the scenario start"
+    last_input = 0
+    last_input_at: tuple[Event, int] | None = None
+    pending = 0  # the latest userInputs time scheduled so far
+    pending_at: tuple[Event, int] | None = None
+    for event in scenario.timeline:
+        index = event.index
+        live = boundary is None or index >= boundary
+        cls = event.__class__
+        if cls is LlmResponse:
+            assert isinstance(event, LlmResponse)
+            t = now
+            for step in event.steps:
+                t += step.delay_ms
+                add(Beat(t, step.kind, event, index, live, step))
+            now = t
+        elif cls is AgentToolUse:
+            assert isinstance(event, AgentToolUse)
+            add(Beat(now, "agentToolUse", event, index, live))
+            t = end = now
+            for p in event.progress:
+                t += p.delay_ms
+                add(Beat(t, "progress", event, index, live, p))
+            end = t
+            execution = event.tool_execution
+            if execution is not None:
+                start = now + execution.start_time_ms
+                previous = 0
+                for ev in execution.events:
+                    if ev.time_ms < previous:
+                        problem(event, "toolExecution.events",
+                                f"toolExecution event at {ev.time_ms} ms comes after one at "
+                                f"{previous} ms; timeMs are offsets from the execution start "
+                                "and must not decrease",
+                                "order the events by timeMs", ev.line, ev.col)
+                    previous = max(previous, ev.time_ms)
+                    add(Beat(start + ev.time_ms, "toolExecution", event, index, live, ev))
+                end = max(end, start + previous)
+            add(Beat(end, "toolResult", event, index, live))
+            now = end
+        elif cls is UserInputs:
+            assert isinstance(event, UserInputs)
+            for n, entry in enumerate(event.inputs):
+                at = entry.at_ms
+                if at < sync:
+                    problem(event, f"[{n}].relativeTime",
+                            f"userInputs at {at} ms is earlier than the timeline position "
+                            f"{sync} ms set by {sync_what}; relativeTime is absolute "
+                            "(from the scenario start)",
+                            f"use relativeTime >= {sync}", entry.line, entry.col)
+                elif at < last_input and last_input_at is not None:
+                    problem(event, f"[{n}].relativeTime",
+                            f"userInputs at {at} ms is earlier than the previous input at "
+                            f"{last_input} ms (timeline[{last_input_at[0].index}]); prompts are "
+                            "sent in relativeTime order",
+                            f"use relativeTime >= {last_input}", entry.line, entry.col)
+                if at >= last_input:
+                    last_input, last_input_at = at, (event, n)
+                if at > pending:
+                    pending, pending_at = at, (event, n)
+                add(Beat(at, "userInputs", event, index, live, entry))
+        elif cls is BaseTimeDelta:
+            assert isinstance(event, BaseTimeDelta)
+            now += event.ms
+            sync, sync_what = now, f"baseTimeDelta at timeline[{index}]"
+            if pending > now and pending_at is not None:
+                problem(event, "", f"baseTimeDelta {event.ms} moves the timeline to {now} ms, "
+                        f"but userInputs at timeline[{pending_at[0].index}] is still scheduled at "
+                        f"{pending} ms (baseTimeDelta must cover concurrent activity)",
+                        f"use baseTimeDelta >= {event.ms + pending - now}", event.line, event.col)
+        elif cls is SessionStart:
+            now = max(now, pending)
+            sync, sync_what = now, f"sessionStart at timeline[{index}]"
+            add(Beat(now, "sessionStart", event, index, live))
+        else:
+            add(Beat(now, event.kind, event, index, live))
+    beats.sort(key=_at)
+    duration = max(now, beats[-1].at_ms if beats else 0)
+    return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)
+
+
+def _at(beat: Beat) -> int:
+    return beat.at_ms
+
+
+def compile_timeline(scenario: Scenario) -> Timeline:
+    """The scenario's timeline (already compiled and checked by the loader)."""
+    if scenario.compiled is not None:
+        return scenario.compiled
+    from scenarist.scenario.errors import Issue
+
+    issues: list[Issue] = []
+
+    def collect(event: Event, sub: str, message: str, hint: str, line: int, col: int) -> None:
+        path = event.key_path + (sub if not sub or sub.startswith("[") else "." + sub)
+        issues.append(Issue(str(scenario.source_path or "<scenario>"), line or event.line,
+                            col or event.col, path, message, hint))
+
+    timeline = build_timeline(scenario, collect)
+    if issues:
+        raise ScenarioError(issues)
+    return timeline
