@@ -114,6 +114,7 @@ class MockModelServer:
         self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
         self._served_errors: set[tuple[str, str, int]] = set()
         self._seq = 0
+        self.active_streams = 0
         self.app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._model("chat"), methods=["POST"]),
@@ -130,7 +131,14 @@ class MockModelServer:
     # ------------------------------------------------------------------ small endpoints
 
     async def _health(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok", "scenarios": [s.name for s in self.scripts]})
+        return JSONResponse(
+            {
+                "status": "ok",
+                "scenarios": [s.name for s in self.scripts],
+                "active_streams": self.active_streams,
+                "tasks": len(asyncio.all_tasks()),
+            }
+        )
 
     async def _models(self, request: Request) -> Response:
         data = [
@@ -353,7 +361,7 @@ class MockModelServer:
                 )
         entry["status"] = 200
         if conv.stream:
-            return _PacedStream(self._frames(api, rendered, conv), self.options.clock, entry)
+            return _PacedStream(self._frames(api, rendered, conv), self.options.clock, entry, self)
         await _wait(self.options.clock, rendered)
         _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
         return Response(_dumps(out), media_type="application/json")
@@ -447,7 +455,10 @@ class _PacedStream(Response):
     """An SSE response that sends each batch of frames when due, and stops the moment the
     client goes away (a watcher task waits for ``http.disconnect``)."""
 
-    def __init__(self, batches: list[_Batch], clock: Clock, entry: dict[str, Any]) -> None:
+    def __init__(
+        self, batches: list[_Batch], clock: Clock, entry: dict[str, Any], owner: MockModelServer
+    ) -> None:
+        self.owner = owner
         self.status_code = 200
         self.background = None
         self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
@@ -470,6 +481,7 @@ class _PacedStream(Response):
                     return
 
         watcher = asyncio.create_task(watch())
+        self.owner.active_streams += 1
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             player = Player(self.batches, clock=self.clock, speed=1.0)
@@ -487,4 +499,5 @@ class _PacedStream(Response):
         except OSError:
             self.entry["disconnected"] = True
         finally:
+            self.owner.active_streams -= 1
             watcher.cancel()
