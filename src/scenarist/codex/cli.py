@@ -285,8 +285,11 @@ class _Help(Exception):
 class Session:
     """One run of the fake agent: its settings, ids and output, across one or more turns."""
 
-    def __init__(self, cfg: Config, writer: Writer, cwd: str, seed: int) -> None:
+    def __init__(
+        self, cfg: Config, writer: Writer, cwd: str, seed: int, notice: Callable[[], None]
+    ) -> None:
         self.cfg = cfg
+        self._notice: Callable[[], None] | None = notice
         self.writer = writer
         self.root = Rng(seed)
         self.session_id = cfg.session_id or self.root.uuid()
@@ -301,6 +304,12 @@ class Session:
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
         self.turns = 0
         self._scenario: Callable[[Turn, str], tuple[Iterable[Step], bool]] | None = None
+
+    def _write(self, steps: Iterable[Step]) -> None:
+        if self._notice is not None:  # first output: say how to reproduce the run
+            self._notice()
+            self._notice = None
+        self.writer.write(steps, self.encoder)
 
     def turn(self, prompt: str) -> None:
         """Run one turn for ``prompt`` and write its lines."""
@@ -331,24 +340,28 @@ class Session:
                 )
         session = self.session_event if number == 1 and not own_session else None
         self.encoder.begin_turn(number)
-        framed = frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
-        self.writer.write(framed, self.encoder)
+        self._write(
+            frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
+        )
 
     def failed_turn(self, prompt: str, problem: str) -> None:
-        """An interactive turn whose input was bad: report it as an ``error`` event."""
-        self.turns += 1
+        """An interactive turn whose input was bad: report it as an ``error`` event.
+
+        Called after :meth:`turn` raised, which already counted the turn.
+        """
         number = self.turns
         turn = Turn(self.root.fork(number), number=number, cwd=self.cwd)
         session = self.session_event if number == 1 else None
         self.encoder.begin_turn(number)
         steps = [build.note("error", f"fake-codex: {problem}")]
-        framed = frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
-        self.writer.write(framed, self.encoder)
+        self._write(
+            frame_turn(steps, turn, prompt=prompt, session=session, lifecycle=self.lifecycle)
+        )
 
     def replay(self, steps: list[Step]) -> None:
         self.turns += 1
         self.encoder.begin_turn(self.turns)
-        self.writer.write(steps, self.encoder)
+        self._write(steps)
 
     def _scenario_steps(self, turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
         if self._scenario is None:
@@ -379,11 +392,17 @@ def run(
         seed = cfg.seed
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "big") >> 1
-            stderr.write(f"fake-codex: seed {seed} (pass --seed {seed} to reproduce this run)\n")
-            stderr.flush()
+
+        def notice() -> None:
+            if cfg.seed is None:
+                stderr.write(
+                    f"fake-codex: seed {seed} (pass --seed {seed} to reproduce this run)\n"
+                )
+                stderr.flush()
+
         cwd = cfg.cwd or os.getcwd()
         writer = Writer(stdout, cadence_ms=cfg.cadence_ms, flush_each=interactive)
-        session = Session(cfg, writer, cwd, seed)
+        session = Session(cfg, writer, cwd, seed, notice)
         if cfg.replay:
             from scenarist.codex.replay import parse_replay
 
