@@ -58,6 +58,8 @@ class Limits:
     rate_strikes: int = 40  # refused messages before the connection is closed (1008)
     ring_bytes: int = 1024 * 1024  # output kept per agent for late subscribers
     client_queue_bytes: int = 4 * 1024 * 1024  # output queued for one client before it skips
+    pace_bytes: int = 1024 * 1024  # all pacing clients this far behind: pause the agent's pipes
+    pace_window_s: float = 0.1  # a pause longer than this drops the laggards from pacing
     client_queue_messages: int = 10_000  # control messages queued before a client is dropped
     stdin_buffer_bytes: int = 1024 * 1024  # unread stdin an agent may leave before refusals
     kill_grace_s: float = 3.0  # SIGTERM → SIGKILL grace for an agent's process group

@@ -4,7 +4,8 @@ Producers (agent pipes) only append, synchronously; one writer task per client a
 socket. Output frames count against a byte budget: when a client is that far behind, further
 output for it is dropped and counted, and before its next frame for that agent it gets one
 ``skipped`` notice with the number of bytes it missed (it can ``subscribe`` again to re-read
-the agent's recent history). Control frames (status, exit, errors) are never dropped; a client
+the agent's recent history). Below that budget, :attr:`Outbox.pacing` clients pace the agent
+(see :mod:`scenarist.hub.sessions`); :attr:`on_drain` tells the hub when one has caught up. Control frames (status, exit, errors) are never dropped; a client
 that lets even those pile up beyond ``max_messages`` is disconnected.
 """
 
@@ -21,9 +22,12 @@ Send = Callable[[str], Awaitable[None]]
 
 class Outbox:
     def __init__(self, send: Send, *, max_bytes: int, max_messages: int,
-                 on_overflow: Callable[[], None] | None = None) -> None:
+                 on_overflow: Callable[[], None] | None = None, low_water: int = 0) -> None:
         self._send = send
         self._max_bytes = max_bytes
+        self._low_water = low_water
+        self.pacing = True  # False while it is too slow to pace an agent (set by sessions)
+        self.on_drain: Callable[[Outbox], None] | None = None
         self._max_messages = max_messages
         self._on_overflow = on_overflow
         self._queue: deque[tuple[str, int]] = deque()
@@ -78,5 +82,10 @@ class Outbox:
                 await self._wake.wait()
                 continue
             frame, nbytes = self._queue.popleft()
+            before = self.pending_bytes
             self.pending_bytes -= nbytes
+            if before >= self._low_water > self.pending_bytes:
+                self.pacing = True
+                if self.on_drain is not None:
+                    self.on_drain(self)
             await self._send(frame)

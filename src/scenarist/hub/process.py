@@ -137,6 +137,18 @@ class AgentProcess:
                                  " bytes unread); wait for it or kill it")
             pipe.write(text.encode("utf-8"))
 
+    def pause_reading(self, paused: bool) -> None:
+        """Stop (or resume) reading stdout and stderr; the agent blocks once its pipes fill."""
+        if self._transport is None:
+            return
+        for fd in (1, 2):
+            pipe = self._transport.get_pipe_transport(fd)
+            if isinstance(pipe, asyncio.ReadTransport) and not pipe.is_closing():
+                if paused:
+                    pipe.pause_reading()
+                else:
+                    pipe.resume_reading()
+
     # -- output and exit -----------------------------------------------------------------------
 
     def _data(self, fd: int, data: bytes) -> None:

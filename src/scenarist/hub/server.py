@@ -117,7 +117,9 @@ async def _serve_client(ws: WebSocket, hub: Hub, config: HubConfig) -> None:
             close(CLOSE_TRY_LATER, "client too slow: control messages piled up")))
 
     outbox = Outbox(ws.send_text, max_bytes=limits.client_queue_bytes,
-                    max_messages=limits.client_queue_messages, on_overflow=overflow)
+                    max_messages=limits.client_queue_messages, on_overflow=overflow,
+                    low_water=limits.pace_bytes // 2)
+    hub.connect(outbox)
     outbox.push(hub.hello())
     writer = asyncio.get_running_loop().create_task(_pump(outbox))
     limiter = RateLimiter(limits.rate_per_s, limits.rate_burst)

@@ -4,6 +4,12 @@ A session spawns its agent on the first command (and again after it exits), keep
 ``ring_bytes`` of output for late subscribers, fans every output chunk out to its subscribers'
 outboxes (encoding the frame once), arms the command timeout, and reports exit, kill and
 spawn failures. Nothing here touches a socket: clients are :class:`~scenarist.hub.outbox.Outbox`.
+
+Pacing: when *every* pacing subscriber is ``pace_bytes`` behind, the session stops reading the
+agent's pipes until one catches up, so a client that keeps up receives every byte of even a
+100 MB flood. A pause that lasts longer than ``pace_window_s`` ends anyway and the clients still
+behind stop pacing (until they drain): a slow or stuck client delays the agent at most that
+window once, never stalls it, and never holds back another client — it skips output instead.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ class AgentSession:
         self.last_exit: tuple[int | None, str | None] | None = None
         self._spawn_lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
+        self._pace_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- fan-out -------------------------------------------------------------------------------
@@ -57,9 +64,39 @@ class AgentSession:
         nbytes = utf8_len(text)
         for client in tuple(self.subscribers):
             client.push_output(self.name, frame, nbytes)
+        if self._pace_timer is None and self._all_pacers_behind():
+            assert self.process is not None
+            self.process.pause_reading(True)
+            self._pace_timer = asyncio.get_running_loop().call_later(
+                self._limits.pace_window_s, self._pace_expired)
+
+    # -- pacing --------------------------------------------------------------------------------
+
+    def _all_pacers_behind(self) -> bool:
+        pacers = [c.pending_bytes for c in self.subscribers if c.pacing and not c.closed]
+        return bool(pacers) and min(pacers) >= self._limits.pace_bytes
+
+    def _resume(self) -> None:
+        if self._pace_timer is not None:
+            self._pace_timer.cancel()
+            self._pace_timer = None
+            if self.process is not None:
+                self.process.pause_reading(False)
+
+    def _pace_expired(self) -> None:
+        for client in self.subscribers:
+            if client.pending_bytes >= self._limits.pace_bytes:
+                client.pacing = False  # too slow to pace: it skips until it drains
+        self._resume()
+
+    def client_drained(self, client: Outbox) -> None:
+        """A subscriber caught up (or left): resume reading unless every pacer is still behind."""
+        if self._pace_timer is not None and not self._all_pacers_behind():
+            self._resume()
 
     def _on_exit(self, code: int | None, signal: str | None) -> None:
         self._cancel_timer()
+        self._resume()
         killed = self.process is not None and self.process.killed
         self.process = None
         self.last_exit = (code, signal)
@@ -193,9 +230,17 @@ class Hub:
         elif isinstance(message, Subscribe):
             session.subscribe(client)
 
+    def connect(self, client: Outbox) -> None:
+        client.on_drain = self._drained
+
+    def _drained(self, client: Outbox) -> None:
+        for session in self.sessions.values():
+            session.client_drained(client)
+
     def disconnect(self, client: Outbox) -> None:
         for session in self.sessions.values():
             session.subscribers.discard(client)
+            session.client_drained(client)
 
     async def shutdown(self) -> None:
         """Kill every running agent (whole process groups) and wait until they are gone."""

@@ -1,0 +1,114 @@
+"""Agent processes: output, exit codes, and whole-process-group kills that leave no orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from hubkit import agent, kill_leftover, process_gone, wait_gone
+
+from scenarist.hub.config import AgentSpec
+from scenarist.hub.process import AgentProcess, StdinError, group_alive
+from scenarist.hub.protocol import Stream
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.out: list[tuple[Stream, str]] = []
+        self.exits: list[tuple[int | None, str | None]] = []
+        self.line = asyncio.Event()
+
+    def output(self, stream: Stream, text: str) -> None:
+        self.out.append((stream, text))
+        if "\n" in text:
+            self.line.set()
+
+    def exit(self, code: int | None, signal: str | None) -> None:
+        self.exits.append((code, signal))
+
+    def text(self, stream: Stream = "stdout") -> str:
+        return "".join(t for s, t in self.out if s == stream)
+
+    async def wait_for(self, fragment: str) -> None:
+        while fragment not in self.text():
+            self.line.clear()
+            await asyncio.wait_for(self.line.wait(), 20)
+
+
+async def start(spec: AgentSpec, rec: Recorder, grace_s: float = 1.0) -> AgentProcess:
+    return await AgentProcess.start(spec, rec.output, rec.exit, grace_s=grace_s)
+
+
+async def test_streams_stdout_and_stderr_and_reports_the_exit_code() -> None:
+    rec = Recorder()
+    proc = await start(agent("echo"), rec)
+    proc.write("hello\n")
+    proc.write("exit\n")
+    await asyncio.wait_for(proc.finished.wait(), 20)
+    assert rec.text() == "echo: hello\necho: exit\n"
+    assert rec.text("stderr") == "err: hello\nerr: exit\n"
+    assert rec.exits == [(3, None)]
+    assert not group_alive(proc.pid)
+    try:
+        proc.write("late\n")
+    except StdinError as exc:
+        assert "stdin is closed" in str(exc)
+    else:
+        raise AssertionError("writing to a finished agent must fail")
+
+
+async def test_utf8_split_across_reads_is_decoded_whole() -> None:
+    code = ("import sys,time; b='\u20ac'.encode(); o=sys.stdout.buffer; o.write(b[:1]); o.flush();"
+            " time.sleep(0.05); o.write(b[1:]+b'\\xff\\n'); o.flush()")
+    rec = Recorder()
+    proc = await start(AgentSpec("u", (sys.executable, "-c", code)), rec)
+    await asyncio.wait_for(proc.finished.wait(), 20)
+    assert rec.text() == "\u20ac\ufffd\n"
+
+
+async def test_kill_takes_down_the_grandchild_that_ignores_sigterm() -> None:
+    rec = Recorder()
+    proc = await start(agent("fork"), rec, grace_s=0.5)
+    await rec.wait_for("grandchild ")
+    grandchild = int(rec.text().split()[1])
+    try:
+        assert not process_gone(grandchild)
+        await asyncio.wait_for(proc.kill(), 20)
+        assert proc.killed
+        assert await wait_gone(grandchild)
+        assert rec.exits == [(None, "SIGTERM")]  # the leader obeyed SIGTERM
+        assert not group_alive(proc.pid)
+    finally:
+        kill_leftover(grandchild)
+
+
+async def test_a_leader_that_exits_leaves_no_orphan_behind() -> None:
+    rec = Recorder()
+    proc = await start(agent("fork", "exit"), rec, grace_s=0.3)
+    await asyncio.wait_for(proc.finished.wait(), 20)
+    grandchild = int(rec.text().split()[1])
+    try:
+        assert rec.exits == [(0, None)]
+        assert process_gone(grandchild)
+    finally:
+        kill_leftover(grandchild)
+
+
+async def test_sigterm_ignoring_agent_is_sigkilled_after_the_grace_period() -> None:
+    rec = Recorder()
+    proc = await start(agent("hang"), rec, grace_s=0.3)
+    await rec.wait_for("ready")
+    await asyncio.wait_for(proc.kill(), 20)
+    assert rec.exits == [(None, "SIGKILL")]
+    await proc.kill()  # idempotent
+    assert rec.exits == [(None, "SIGKILL")]
+
+
+async def test_missing_program_raises_file_not_found() -> None:
+    rec = Recorder()
+    try:
+        await start(AgentSpec("x", ("scenarist-no-such-program-xyz",)), rec)
+    except FileNotFoundError:
+        pass
+    else:
+        raise AssertionError("expected FileNotFoundError")

@@ -1,0 +1,195 @@
+"""The hub end to end over a real WebSocket: spawn, stream, exit, kill, timeout, fan-out, replay."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from hubkit import (
+    AGENTS,
+    Client,
+    agent,
+    client,
+    kill_leftover,
+    make_config,
+    process_gone,
+    running_hub,
+    text_of,
+    wait_gone,
+)
+from websockets.asyncio.client import connect
+
+from scenarist.hub.config import AgentSpec, Limits
+
+
+def flood_text(total: int) -> str:
+    """What flood_agent.py writes for ``total`` bytes."""
+    block = "".join(f"{i:063d}\n" for i in range(1024))
+    return (block * (total // len(block) + 1))[:total]
+
+
+def states(frames: list[dict[str, Any]], name: str) -> list[str]:
+    return [f["state"] for f in frames if f["type"] == "status" and f["agent"] == name]
+
+
+async def test_first_command_spawns_the_agent_then_stdin_gets_each_command() -> None:
+    async with running_hub(make_config(agent("echo"))) as hub, client(hub) as c:
+        await c.send(type="command", agent="echo", text="hello")
+        await c.until(lambda m: "err: hello\n" in text_of(c.seen, "stderr"))
+        assert states(c.seen, "echo") == ["starting", "running"]
+        pid = hub.hub.sessions["echo"].process.pid  # type: ignore[union-attr]
+        await c.send(type="command", agent="echo", text="second line")
+        await c.until(lambda m: "echo: second line\n" in text_of(c.seen))
+        assert hub.hub.sessions["echo"].process.pid == pid  # type: ignore[union-attr]
+        assert text_of(c.seen) == "echo: hello\necho: second line\n"
+        await c.send(type="command", agent="echo", text="exit")
+        frames = await c.until_type("status")
+        assert [f for f in frames if f["type"] == "exit"] == [
+            {"type": "exit", "agent": "echo", "code": 3, "signal": None}]
+        assert frames[-1]["state"] == "exited"
+        # The next command starts a new process.
+        await c.send(type="command", agent="echo", text="again")
+        await c.until(lambda m: "echo: again\n" in text_of(c.seen))
+        assert states(c.seen, "echo")[-2:] == ["starting", "running"]
+        assert hub.hub.sessions["echo"].process.pid != pid  # type: ignore[union-attr]
+
+
+async def test_several_clients_watch_one_agent() -> None:
+    async with running_hub(make_config(agent("echo"))) as hub, \
+            client(hub) as a, client(hub) as b:
+        await b.send(type="subscribe", agent="echo")
+        await b.until_type("status", "echo")  # subscribed: replay (empty) then the state
+        await a.send(type="command", agent="echo", text="to all")
+        for c in (a, b):
+            await c.until(lambda m, c=c: "echo: to all\n" in text_of(c.seen))
+
+
+async def test_a_late_subscriber_first_gets_the_last_megabyte() -> None:
+    total = 3 * 1024 * 1024
+    async with running_hub(make_config(agent("flood", str(total)))) as hub:
+        async with client(hub) as a:
+            await a.send(type="command", agent="flood", text="go")
+            await a.until_type("exit", "flood")
+            assert text_of(a.seen) == flood_text(total)
+        async with client(hub) as late:
+            await late.send(type="subscribe", agent="flood")
+            frames = await late.until_type("exit", "flood")
+        replay = text_of(frames)
+        assert len(replay) == 1024 * 1024
+        assert replay == flood_text(total)[-1024 * 1024:]
+        assert [f for f in frames if f["type"] == "status"][-1]["state"] == "exited"
+        assert frames[-1]["code"] == 0
+
+
+def delivered(frames: list[dict[str, Any]]) -> tuple[int, int]:
+    """(bytes of output received, bytes reported skipped) for one client."""
+    return (len(text_of(frames)), sum(f["bytes"] for f in frames if f["type"] == "skipped"))
+
+
+async def test_a_slow_client_skips_output_and_never_stalls_the_agent_or_others() -> None:
+    total = 32 * 1024 * 1024
+    async with running_hub(make_config(agent("flood", str(total)))) as hub:
+        # max_queue=1: the slow client's library stops reading the socket after one frame, so
+        # TCP back-pressure reaches the hub: a client that does not read at all.
+        async with connect(hub.ws_url(), max_size=None, max_queue=1) as slow_ws, \
+                client(hub) as fast:
+            slow = Client(slow_ws)
+            await slow.send(type="subscribe", agent="flood")
+            await asyncio.sleep(0.2)  # let the subscription land before the flood starts
+            await fast.send(type="command", agent="flood", text="go")
+            await fast.until_type("exit", "flood")  # the agent finished while `slow` read nothing
+            assert sum(delivered(fast.seen)) == total
+            assert len(slow.seen) == 0
+            frames = await slow.until(lambda m: m.get("state") == "exited")
+        got, skipped = delivered(frames)
+        assert skipped > 0
+        assert got + skipped == total  # every byte was either delivered or reported skipped
+        assert {"type": "exit", "agent": "flood", "code": 0, "signal": None} in frames
+
+
+async def test_kill_stops_the_whole_group_and_reports_killed_then_exit() -> None:
+    async with running_hub(make_config(agent("fork"))) as hub, client(hub) as c:
+        await c.send(type="command", agent="fork", text="hi")
+        await c.until(lambda m: "forker got hi" in text_of(c.seen))
+        grandchild = int(text_of(c.seen).split()[1])
+        try:
+            await c.send(type="kill", agent="fork")
+            frames = await c.until_type("status", "fork")
+            kinds = [f["type"] for f in frames]
+            assert kinds.index("killed") < kinds.index("exit")
+            exit_frame = next(f for f in frames if f["type"] == "exit")
+            assert exit_frame == {"type": "exit", "agent": "fork", "code": None, "signal": "SIGTERM"}
+            assert frames[-1]["state"] == "exited"
+            assert await wait_gone(grandchild)
+        finally:
+            kill_leftover(grandchild)
+        await c.send(type="kill", agent="fork")
+        err = (await c.until_type("error"))[-1]
+        assert "is not running" in err["message"]
+
+
+async def test_timeout_is_reported_and_the_agent_keeps_running_unless_configured() -> None:
+    spec = agent("echo", timeout_s=0.2)
+    async with running_hub(make_config(spec)) as hub, client(hub) as c:
+        await c.send(type="command", agent="echo", text="slow")
+        frames = await c.until_type("timeout", "echo")
+        assert frames[-1] == {"type": "timeout", "agent": "echo", "after_s": 0.2}
+        await c.send(type="command", agent="echo", text="still here")
+        await c.until(lambda m: "echo: still here\n" in text_of(c.seen))
+        assert hub.hub.sessions["echo"].state == "running"
+
+
+async def test_timeout_kills_when_kill_on_timeout_is_set() -> None:
+    spec = agent("hang", timeout_s=0.2, kill_on_timeout=True)
+    async with running_hub(make_config(spec, limits=Limits(kill_grace_s=0.3))) as hub, \
+            client(hub) as c:
+        await c.send(type="command", agent="hang", text="anything")
+        frames = await c.until_type("exit", "hang")
+        kinds = [f["type"] for f in frames]
+        assert kinds.index("timeout") < kinds.index("killed") < kinds.index("exit")
+        assert frames[-1]["signal"] == "SIGKILL"  # it ignores SIGTERM
+
+
+async def test_missing_binary_is_an_error_and_an_exit_not_a_crash() -> None:
+    missing = AgentSpec("ghost", ("scenarist-no-such-agent-binary",))
+    async with running_hub(make_config(missing, agent("echo"))) as hub, client(hub) as c:
+        await c.send(type="command", agent="ghost", text="boo")
+        frames = await c.until_type("status", "ghost")
+        frames += await c.until_type("status", "ghost")
+        error = next(f for f in frames if f["type"] == "error")
+        assert "scenarist-no-such-agent-binary" in error["message"]
+        assert "[agents.ghost] argv" in error["message"]
+        assert {"type": "exit", "agent": "ghost", "code": 127, "signal": None} in frames
+        assert states(frames, "ghost") == ["starting", "error"]
+        await c.send(type="command", agent="echo", text="alive")
+        await c.until(lambda m: "echo: alive\n" in text_of(c.seen))
+
+
+async def test_malformed_frames_get_errors_and_the_connection_stays_usable() -> None:
+    async with running_hub(make_config(agent("echo"))) as hub, client(hub) as c:
+        await c.ws.send("{nope")
+        assert "not JSON" in (await c.until_type("error"))[-1]["message"]
+        await c.ws.send(b"\x00\x01")
+        assert "binary frames" in (await c.until_type("error"))[-1]["message"]
+        await c.send(type="command", agent="echo")
+        assert '"text" must be a string' in (await c.until_type("error"))[-1]["message"]
+        await c.send(type="command", agent="echo", text="fine")
+        await c.until(lambda m: "echo: fine\n" in text_of(c.seen))
+
+
+async def test_hub_shutdown_kills_every_agent_and_their_children() -> None:
+    async with running_hub(make_config(agent("fork"))) as hub, client(hub) as c:
+        await c.send(type="command", agent="fork", text="x")
+        await c.until(lambda m: "grandchild" in text_of(c.seen))
+        grandchild = int(text_of(c.seen).split()[1])
+        leader = hub.hub.sessions["fork"].process.pid  # type: ignore[union-attr]
+    try:
+        assert await wait_gone(grandchild)
+        assert process_gone(leader)
+    finally:
+        kill_leftover(grandchild)
+
+
+def test_test_agents_exist() -> None:
+    assert (AGENTS / "fork_agent.py").is_file() and sys.executable
