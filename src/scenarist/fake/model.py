@@ -91,6 +91,10 @@ class FakeModel:
     """A scripted model. ``script=`` answers one call, ``scripts=`` one inner list per call,
     ``stream_scripts=`` streaming calls only. Precedence: ``generate`` uses ``scripts`` then
     ``script``; ``stream`` uses ``stream_scripts``, then ``scripts``, then ``script``.
+
+    ``cursor`` counts the calls answered from ``scripts``/``script``; ``stream_cursor`` those
+    from ``stream_scripts`` (the same object when there are none, or when ``cursor=`` shares
+    one Cursor on purpose). HTTP requests use the stream precedence when ``"stream": true``.
     """
 
     def __init__(self, *, script: Sequence[Entry] | None = None,
@@ -109,6 +113,9 @@ class FakeModel:
         self._stream_scripts = (calls_of("stream_scripts", stream_scripts, True)
                                 if stream_scripts is not None else None)
         self.cursor = cursor if cursor is not None else Cursor()
+        # stream_scripts is its own list, so it has its own cursor unless one is shared.
+        self.stream_cursor = (cursor if cursor is not None
+                              else Cursor() if stream_scripts is not None else self.cursor)
         self.on_close = on_close
         self.retry_until_call = retry_until_call
         self.request_id = request_id
@@ -120,10 +127,10 @@ class FakeModel:
 
     # --- which entries answer a call ------------------------------------------------------
 
-    def _calls_for(self, entry_point: EntryPoint) -> list[list[Entry]] | None:
+    def _calls_for(self, entry_point: EntryPoint) -> tuple[list[list[Entry]] | None, Cursor]:
         if entry_point == "stream" and self._stream_scripts is not None:
-            return self._stream_scripts
-        return self._scripts if self._scripts is not None else self._script
+            return self._stream_scripts, self.stream_cursor
+        return (self._scripts if self._scripts is not None else self._script), self.cursor
 
     def _begin(self, entry_point: EntryPoint, request: Any) -> tuple[int, list[Entry]]:
         """Record the request and pick the call's entries; raise the call's early failure."""
@@ -134,8 +141,8 @@ class FakeModel:
         if self.retry_until_call is not None and attempt < self.retry_until_call - 1:
             raise FakeModelError(TRANSIENT, f"transient failure on call {attempt + 1} "
                                  f"(retry_until_call={self.retry_until_call})")
-        calls = self._calls_for(entry_point)
-        index = self.cursor.take(len(calls)) if calls is not None else None
+        calls, cursor = self._calls_for(entry_point)
+        index = cursor.take(len(calls)) if calls is not None else None
         if calls is None or index is None:
             raise script_exhausted_error()
         entries = calls[index]
