@@ -1,0 +1,234 @@
+"""``scenarist validate | timeline | schema``: the scenario format on the command line.
+
+Exit codes: 0 ok, 1 a scenario is invalid, 2 usage error. Imports stay light (no web
+frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Python does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+__all__ = ["beat_json", "schema_main", "timeline_main", "validate_main"]
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as exit 2 without raising SystemExit mid-way."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise _Usage
+
+
+def _add_defines(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--define", "--scenario-define", dest="define", action="append", default=[],
+                        metavar="KEY[=VAL]",
+                        help="a rule symbol (repeatable; bare KEY = true; overrides $AH_SCENARIO_DEFINES)")
+
+
+def _run(parser: _Parser, argv: Sequence[str], body: Any) -> int:
+    try:
+        args = parser.parse_args(list(argv))
+    except _Usage:
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    try:
+        return int(body(args))
+    except _Usage:
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _symbols(parser: _Parser, args: argparse.Namespace) -> dict[str, bool | int | str]:
+    from scenarist.scenario.rules import parse_defines
+
+    try:
+        return parse_defines(args.define)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def validate_main(argv: Sequence[str]) -> int:
+    """Check scenario files and folders; print every issue; exit 0 (valid) or 1."""
+    parser = _Parser(prog="scenarist validate", description="Check scenario files.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
+    _add_defines(parser)
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+
+    def body(args: argparse.Namespace) -> int:
+        from pathlib import Path
+
+        from scenarist.scenario.errors import ScenarioError
+        from scenarist.scenario.load import load_scenario, scenario_files
+
+        symbols = _symbols(parser, args)
+        missing = [p for p in args.paths if not Path(p).exists()]
+        if missing:
+            parser.error(f"no such file or folder: {', '.join(missing)}")
+        files = scenario_files(args.paths)
+        if not files:
+            parser.error("no .yaml/.yml files found in " + ", ".join(args.paths))
+        bad = 0
+        for path in files:
+            try:
+                scenario = load_scenario(path, defines=symbols, strict=args.strict)
+            except ScenarioError as exc:
+                bad += 1
+                for issue in exc.issues:
+                    print(issue, file=sys.stderr)
+                print(f"{path}: invalid ({len(exc.errors)} error(s))", file=sys.stderr)
+                continue
+            for issue in scenario.warnings:
+                print(issue, file=sys.stderr)
+            if not args.quiet:
+                note = f", {len(scenario.warnings)} warning(s)" if scenario.warnings else ""
+                print(f"{path}: ok ({scenario.name}: {len(scenario.timeline)} events{note})")
+        if len(files) > 1 and not args.quiet:
+            print(f"{len(files) - bad} of {len(files)} scenario(s) valid")
+        return 1 if bad else 0
+
+    return _run(parser, argv, body)
+
+
+def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
+    """A beat as JSON: at_ms, kind, index, live, plus what the step or event says."""
+    from scenarist.scenario.model import (
+        AgentToolUse,
+        ExecEvent,
+        LlmError,
+        ProgressStep,
+        TextStep,
+        UserInput,
+        content_text,
+    )
+
+    out: dict[str, Any] = {"at_ms": at_ms, "kind": beat.kind, "index": beat.index,
+                           "live": beat.live}
+    step, event = beat.step, beat.event
+    if isinstance(step, TextStep):
+        out["text"] = step.text
+        if step.content.type != "text":
+            out["content_type"] = step.content.type
+    elif isinstance(step, UserInput):
+        out["text"] = content_text(step.content)
+    elif isinstance(step, ProgressStep):
+        out["text"] = step.message
+    elif isinstance(step, ExecEvent):
+        out["stream"] = step.type
+        out["text"] = step.content
+        if step.exit_code is not None:
+            out["exit_code"] = step.exit_code
+    elif isinstance(step, LlmError):
+        out["error_type"] = step.error_type
+        out["status_code"] = step.status_code
+        out["text"] = step.message
+    elif isinstance(event, AgentToolUse):
+        out["tool"] = event.tool_name
+        out["tool_call_id"] = event.tool_call_id
+        if beat.kind == "agentToolUse":
+            out["args"] = dict(event.args) if _jsonable(dict(event.args)) else str(event.args)
+        else:
+            out["status"] = event.status
+            if _jsonable(event.result):
+                out["result"] = event.result
+    return out
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _summary(entry: dict[str, Any]) -> str:
+    for key in ("text", "tool"):
+        if key in entry:
+            value = entry[key]
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if key == "tool":
+                text = f"{value} {json.dumps(entry.get('args', entry.get('status')))}"
+            text = " ".join(text.split())
+            return text if len(text) <= 70 else text[:67] + "..."
+    return ""
+
+
+def timeline_main(argv: Sequence[str]) -> int:
+    """Print a scenario's compiled schedule: a table, or ``--json`` beats ordered by time."""
+    parser = _Parser(prog="scenarist timeline", description="Show the compiled timeline.")
+    parser.add_argument("path", metavar="FILE", help="a scenario file")
+    parser.add_argument("--json", action="store_true", help="a JSON array of beats")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="F",
+                        help="scale times by F (clamped to >= 0.01; < 1 is faster)")
+    _add_defines(parser)
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    def body(args: argparse.Namespace) -> int:
+        import math
+
+        from scenarist.scenario.errors import ScenarioError
+        from scenarist.scenario.load import load_scenario
+        from scenarist.scenario.timeline import compile_timeline
+
+        if math.isnan(args.speed) or math.isinf(args.speed):
+            parser.error(f"--speed must be a finite number, got {args.speed}")
+        speed = max(args.speed, 0.01)
+        symbols = _symbols(parser, args)
+        try:
+            scenario = load_scenario(args.path, defines=symbols, strict=args.strict)
+        except ScenarioError as exc:
+            for issue in exc.issues:
+                print(issue, file=sys.stderr)
+            return 1
+        for issue in scenario.warnings:
+            print(issue, file=sys.stderr)
+        timeline = compile_timeline(scenario)
+        rows = [beat_json(b, round(b.at_ms * speed)) for b in timeline.beats]
+        if args.json:
+            json.dump(rows, sys.stdout, ensure_ascii=False, indent=1, default=str)
+            sys.stdout.write("\n")
+            return 0
+        print(f"{scenario.name}: {len(rows)} beats, {round(timeline.duration_ms * speed)} ms"
+              + (f" (speed {speed:g})" if speed != 1.0 else ""))
+        print(f"{'at_ms':>9}  {'#':>4}  {'phase':<5}  {'kind':<22}  what")
+        for row in rows:
+            phase = "live" if row["live"] else "hist"
+            print(f"{row['at_ms']:>9}  {row['index']:>4}  {phase:<5}  {row['kind']:<22}  {_summary(row)}")
+        return 0
+
+    return _run(parser, argv, body)
+
+
+def schema_main(argv: Sequence[str]) -> int:
+    """Print the JSON Schema of the scenario format (for yaml-language-server and editors)."""
+    parser = _Parser(prog="scenarist schema", description="Print the JSON Schema of the format.")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+    def body(args: argparse.Namespace) -> int:
+        from scenarist.scenario.schema import scenario_schema
+
+        text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
+        if args.output:
+            try:
+                with open(args.output, "w", encoding="utf-8") as f:
+                    f.write(text)
+            except OSError as exc:
+                print(f"scenarist schema: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+                return 1
+        else:
+            sys.stdout.write(text)
+        return 0
+
+    return _run(parser, argv, body)
