@@ -12,7 +12,6 @@ Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts conne
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import sys
 from collections.abc import Sequence
@@ -90,7 +89,7 @@ def load_scripts(paths: Sequence[str], defines: Sequence[str]) -> list[Script]:
     from scenarist.llm.plan import build_script
     from scenarist.scenario import load_scenarios, parse_defines
 
-    symbols = parse_defines(list(defines), os.environ.get("AH_SCENARIO_DEFINES"))
+    symbols = parse_defines(list(defines))
     scenarios = load_scenarios([Path(p) for p in paths], defines=symbols, strict=False)
     return [build_script(s) for s in scenarios]
 
@@ -118,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"scenarist llm: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # a malformed --scenario-define
+        print(f"scenarist llm: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"scenarist llm: cannot read scenarios: {exc}", file=sys.stderr)
         return 1

@@ -148,7 +148,9 @@ def build_script(scenario: Scenario) -> Script:
                 segment().turns.append(current)
             current.actions.append(_action(event))
         elif isinstance(event, Assert):
-            pending.append(Check(assert_spec(event), label=f"assert at {event.path}"))
+            pending.append(
+                Check(assert_spec(event), label=f"assert at {event.key_path} (line {event.line})")
+            )
             current = None  # a tool use after it needs the check first: a new turn
     if not segments:
         segments.append(_Segment(scenario.effective_initial_prompt))

@@ -1,0 +1,146 @@
+"""Run the ``scenarist llm`` CLI and the real agent CLIs (pinned in tests/node) for tests.
+
+Every process is started in its own process group and the whole group is killed afterwards,
+so an agent's native children never outlive a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = REPO / "tests" / "node" / "node_modules" / ".bin"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+def kill_group(proc: subprocess.Popen[Any]) -> None:
+    """Stop ``proc`` and everything in its process group."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=10)
+
+
+@dataclass
+class LlmServer:
+    url: str
+    proc: subprocess.Popen[str]
+
+    def journal(self) -> list[dict[str, Any]]:
+        return list(httpx.get(f"{self.url}/_scenarist/journal", timeout=10).json()["requests"])
+
+
+@contextmanager
+def llm_server(*args: str) -> Iterator[LlmServer]:
+    """``scenarist llm --port 0 ARGS`` as a subprocess; yields once it is listening."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenarist", "llm", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line.startswith("listening on http://"):
+            err = proc.stderr.read() if proc.stderr else ""
+            raise RuntimeError(f"scenarist llm did not start: {line!r} {err}")
+        yield LlmServer(line.split("listening on ", 1)[1].strip(), proc)
+    finally:
+        kill_group(proc)
+
+
+def run_agent(
+    argv: Sequence[str], cwd: Path, env: dict[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run an agent CLI with stdin /dev/null in its own process group."""
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env={**os.environ, **env},
+        text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        kill_group(proc)
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def codex(
+    url: str, prompt: str, workdir: Path, home: Path, model: str = "gpt-5.5"
+) -> subprocess.CompletedProcess[str]:
+    """Codex CLI with a custom Responses provider pointing at ``url``."""
+    provider = (
+        f'model_providers.mock={{name="mock",base_url="{url}/v1",'
+        'wire_api="responses",env_key="OPENAI_API_KEY"}'
+    )
+    argv = [
+        str(BIN / "codex"),
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "-c",
+        "model_provider=mock",
+        "-c",
+        f"model={model}",
+        "-c",
+        provider,
+        prompt,
+    ]
+    return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})
+
+
+def claude(url: str, prompt: str, workdir: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    """Claude Code in print mode against ``url``, allowed to run Bash and edit files."""
+    argv = [
+        str(BIN / "claude"),
+        "-p",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "acceptEdits",
+        "--allowedTools",
+        "Bash",
+    ]
+    env = {
+        "CLAUDE_CONFIG_DIR": str(config),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+    }
+    return run_agent(argv, workdir, env)
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]

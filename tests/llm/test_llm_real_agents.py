@@ -1,0 +1,93 @@
+"""Real agents (pinned Codex CLI and Claude Code) run scenarios through ``scenarist llm`` and
+really create the files; the journal proves every turn went through the streaming path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_agents import SCENARIOS, claude, codex, jsonl, llm_server
+
+pytestmark = pytest.mark.real_agent
+
+TODO_AFTER = "# Todo\n- greet\n- wave back\n- smile\n"
+
+
+def _dirs(tmp_path: Path) -> tuple[Path, Path]:
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir()
+    home.mkdir()
+    return work, home
+
+
+def _all_streamed(journal: list[dict[str, Any]], turns: int) -> None:
+    model = [e for e in journal if e["path"].startswith("/v1/")]
+    assert [e["turn"] for e in model] == list(range(turns)), model
+    assert all(e["stream"] is True and e["status"] == 200 and e.get("completed") for e in model)
+
+
+def test_codex_runs_a_shell_command_and_patches(tmp_path: Path) -> None:
+    work, home = _dirs(tmp_path)
+    with llm_server(
+        "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
+    ) as srv:
+        result = codex(srv.url, "Create the greeting files", work, home)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
+    assert (work / "notes" / "todo.md").read_text() == TODO_AFTER
+    _all_streamed(journal, 4)
+    assert [e["calls"] for e in journal] == [["exec_command"], ["apply_patch"], ["apply_patch"], []]
+    assert journal[2]["assertions"][0]["outcome"] == "ok"
+    assert all(e["cwd"] == str(work) and e["profile"] == "codex" for e in journal)
+    events = jsonl(result.stdout)
+    kinds = [e["item"]["type"] for e in events if e["type"] == "item.completed"]
+    assert "command_execution" in kinds and "file_change" in kinds
+    assert events[-1]["type"] == "turn.completed"
+
+
+def test_codex_without_apply_patch_edits_through_the_shell(tmp_path: Path) -> None:
+    work, home = _dirs(tmp_path)
+    with llm_server(
+        "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
+    ) as srv:
+        result = codex(srv.url, "Grow the report", work, home, model="mock-model")
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    lines = (work / "report.txt").read_text().splitlines()
+    assert len(lines) == 3  # 4 added, then 2 removed and 1 added
+    assert lines[:2] == ["scenarist line 1 of report.txt", "scenarist line 2 of report.txt"]
+    _all_streamed(journal, 3)
+    assert [e["calls"] for e in journal] == [["exec_command"], ["exec_command"], []]
+
+
+def test_claude_code_runs_bash_write_and_edit(tmp_path: Path) -> None:
+    work, config = _dirs(tmp_path)
+    with llm_server(
+        "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
+    ) as srv:
+        result = claude(srv.url, "Create the greeting files", work, config)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
+    assert (work / "notes" / "todo.md").read_text() == TODO_AFTER
+    _all_streamed(journal, 4)  # no silent non-streamed retry
+    assert [e["calls"] for e in journal] == [["Bash"], ["Write"], ["Edit"], []]
+    assert all(e["cwd"] == str(work) and e["profile"] == "claude" for e in journal)
+    final = jsonl(result.stdout)[-1]
+    assert final["type"] == "result" and final["is_error"] is False
+    assert final["result"] == "Done: greeting.txt and notes/todo.md are in place."
+
+
+def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> None:
+    work, config = _dirs(tmp_path)
+    with llm_server(
+        "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
+    ) as srv:
+        result = claude(srv.url, "Grow the report", work, config)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    assert len((work / "report.txt").read_text().splitlines()) == 3
+    _all_streamed(journal, 3)
+    assert [e["calls"] for e in journal] == [["Write"], ["Edit"], []]
