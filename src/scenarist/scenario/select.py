@@ -9,8 +9,9 @@ always select the same scenario whatever order they were loaded in.
 Search is exact but rarely scans everything: prompts are kept sorted by length, and a
 distance ``d`` is only possible for prompts whose length is within ``d`` of the query's.
 The index asks rapidfuzz for every prompt within a small cutoff, in that length window,
-and doubles the cutoff until enough candidates are found (capped by the distances of a
-small sample of similar-length prompts, so the last round is never a blind full scan).
+and doubles the cutoff until enough candidates are found. The cutoff is capped by the
+distances of a small sample of similar-length prompts (an upper bound on the answer), and
+switches to one plain pass over all prompts once a round would cover most of them anyway.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class ScenarioIndex(Generic[S]):
         self._lengths = [n for n, _, _ in prompted]
         self._owners = [i for _, i, _ in prompted]
         self._prompts = [p for _, _, p in prompted]
+        self._prompted = sorted(self._owners)  # owners of prompts, in owner order
+        self._prompts_by_owner = [_prompt_of(self.scenarios[i]) or "" for i in self._prompted]
 
     def __len__(self) -> int:
         return len(self.scenarios)
@@ -146,6 +149,16 @@ class ScenarioIndex(Generic[S]):
             if len(found) >= k or cutoff >= bound:
                 return [(int(d), self._owners[lo + j]) for _, d, j in found]
             cutoff = min(cutoff * 2, bound)
+            wider = bisect_right(self._lengths, n + cutoff) - bisect_left(self._lengths, n - cutoff)
+            if 2 * wider > len(self._lengths):  # nearly a full scan anyway: do a plain one
+                return self._full_scan(query, k)
+
+    def _full_scan(self, query: str, k: int) -> list[tuple[int, int]]:
+        """The k nearest by one pass over every prompt in owner order (rapidfuzz documents
+        that equal distances come out in index order, which is our tie order)."""
+        found = process.extract(query, self._prompts_by_owner, scorer=Levenshtein.distance,
+                                limit=k)
+        return [(int(d), self._prompted[j]) for _, d, j in found]
 
     def select(self, *, name: str | None = None, prompt: str | None = None) -> Selection[S]:
         """Pick by exact ``name`` if given (an unknown name is an error, not a fallback),
