@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,10 +32,8 @@ def kill_group(proc: subprocess.Popen[Any]) -> None:
             proc.wait(timeout=10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
-    try:
+    with suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=10)
 
 

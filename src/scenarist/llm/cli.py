@@ -12,10 +12,13 @@ Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts conne
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from scenarist.llm.script import Script
 
@@ -168,8 +171,23 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"listening on http://{shown}:{port}", flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    _quiet_server_class()(config).run(sockets=[sock])
     return 0
+
+
+def _quiet_server_class() -> type[Any]:
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):  # type: ignore[misc]
+        """Stops on SIGINT/SIGTERM and exits 0, instead of re-raising the signal afterwards
+        (uvicorn's default, which turns a clean stop into exit 130 or death by SIGTERM)."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if self.should_exit and sig == signal.SIGINT:
+                self.force_exit = True  # a second Ctrl-C: stop waiting for open streams
+            self.should_exit = True
+
+    return QuietServer
 
 
 def _best(fast: str, fallback: str) -> str:

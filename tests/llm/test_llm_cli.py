@@ -1,0 +1,58 @@
+"""``scenarist llm`` as a process: listening line, port 0, clean SIGINT/SIGTERM, bad input."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from llm_agents import SCENARIOS, kill_group, llm_server
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_listens_on_a_free_port_and_stops_cleanly(sig: signal.Signals) -> None:
+    with llm_server("--scenario", str(SCENARIOS)) as srv:
+        assert srv.url.startswith("http://127.0.0.1:") and not srv.url.endswith(":0")
+        health = httpx.get(f"{srv.url}/health", timeout=10).json()
+        assert health["scenarios"] == ["generated_edit", "shell_and_patch"]
+        srv.proc.send_signal(sig)
+        assert srv.proc.wait(timeout=20) == 0
+        assert srv.proc.stderr is not None
+        assert "Traceback" not in srv.proc.stderr.read()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenarist", "llm", *args],
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        kill_group(proc)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def test_bad_scenario_is_reported_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ntimeline: 3\n")
+    result = _run("--scenario", str(bad), "--port", "0")
+    assert result.returncode == 1
+    assert "bad.yaml" in result.stderr and "Traceback" not in result.stderr
+    empty = _run("--scenario", str(tmp_path / "nothing-here"), "--port", "0")
+    assert empty.returncode == 1 and "Traceback" not in empty.stderr
+
+
+def test_port_in_use_and_usage_errors() -> None:
+    with llm_server("--scenario", str(SCENARIOS)) as srv:
+        port = srv.url.rsplit(":", 1)[1]
+        taken = _run("--scenario", str(SCENARIOS), "--port", port)
+        assert taken.returncode == 1 and "--port" in taken.stderr
+    usage = _run("--port", "0")
+    assert usage.returncode == 2 and "--scenario" in usage.stderr
