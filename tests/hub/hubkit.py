@@ -50,11 +50,11 @@ class RunningHub:
 
 
 @contextlib.asynccontextmanager
-async def running_hub(config: HubConfig) -> AsyncIterator[RunningHub]:
+async def running_hub(config: HubConfig, port: int = 0) -> AsyncIterator[RunningHub]:
     """Serve ``config`` in this event loop; on exit the server stops and every agent is killed."""
     app = create_app(config)
     server = uvicorn.Server(uvicorn_config(app, config))
-    sock = bind("127.0.0.1", 0)
+    sock = bind("127.0.0.1", port)
     port = sock.getsockname()[1]
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
     while not server.started:
