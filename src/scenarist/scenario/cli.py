@@ -133,6 +133,10 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
         out["error_type"] = step.error_type
         out["status_code"] = step.status_code
         out["text"] = step.message
+    elif beat.kind in _EVENT_TEXT:
+        value = getattr(event, _EVENT_TEXT[beat.kind], None)
+        if value is not None:
+            out["text"] = value
     elif isinstance(event, AgentToolUse):
         out["tool"] = event.tool_name
         out["tool_call_id"] = event.tool_call_id
@@ -143,6 +147,11 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
             if _jsonable(event.result):
                 out["result"] = event.result
     return out
+
+
+_EVENT_TEXT = {"status": "status", "log": "message", "screenshot": "label", "agentEdits": "path",
+               "userCommand": "cmd", "setMode": "mode_id", "setModel": "model_id",
+               "sessionStart": "session_id", "userEdits": "patch"}
 
 
 def _jsonable(value: Any) -> bool:
@@ -232,3 +241,6 @@ def schema_main(argv: Sequence[str]) -> int:
         return 0
 
     return _run(parser, argv, body)
+
+
+from scenarist.scenario.select_cli import select_main  # noqa: E402, F401
