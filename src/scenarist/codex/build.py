@@ -73,6 +73,60 @@ def _duration(turn: Turn, lo_ms: int, hi_ms: int) -> dict[str, int]:
     return {"secs": ms // 1000, "nanos": (ms % 1000) * 1_000_000}
 
 
+def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
+    """``exec_command_begin``: a command "starts" (it is never actually run)."""
+    return {
+        "type": "exec_command_begin",
+        "call_id": call_id,
+        "turn_id": turn.turn_id,
+        "command": command,
+        "cwd": turn.cwd,
+        "parsed_cmd": [{"type": "unknown", "cmd": " ".join(command)}],
+        "source": "agent",
+    }
+
+
+def exec_output(call_id: str, stream: str, text: str) -> Event:
+    """``exec_command_output_delta``: a chunk of output, base64 as Codex sends raw bytes."""
+    chunk = b2a_base64(text.encode(), newline=False).decode("ascii")
+    return {
+        "type": "exec_command_output_delta",
+        "call_id": call_id,
+        "stream": stream,
+        "chunk": chunk,
+    }
+
+
+def exec_end(
+    turn: Turn,
+    call_id: str,
+    command: list[str],
+    *,
+    stdout: str,
+    stderr: str,
+    exit_code: int,
+    status: str | None = None,
+) -> Event:
+    """``exec_command_end`` with the captured output; status follows the exit code by default."""
+    aggregated = stdout + stderr
+    return {
+        "type": "exec_command_end",
+        "call_id": call_id,
+        "turn_id": turn.turn_id,
+        "command": command,
+        "cwd": turn.cwd,
+        "parsed_cmd": [{"type": "unknown", "cmd": " ".join(command)}],
+        "source": "agent",
+        "stdout": stdout,
+        "stderr": stderr,
+        "aggregated_output": aggregated,
+        "exit_code": exit_code,
+        "duration": _duration(turn, 20, 900),
+        "formatted_output": aggregated.rstrip("\n"),
+        "status": status or ("completed" if exit_code == 0 else "failed"),
+    }
+
+
 def exec_command(
     turn: Turn,
     command: list[str],
@@ -88,65 +142,34 @@ def exec_command(
     ``declined`` models a user refusing the approval: the command never "runs".
     """
     call_id = f"call_{turn.rng.hex(24)}"
-    cmd_text = " ".join(command)
-    parsed = [{"type": "unknown", "cmd": cmd_text}]
     out: list[Event] = []
     if approvals or declined:
-        out.append(
-            {
-                "type": "exec_approval_request",
-                "call_id": call_id,
-                "turn_id": turn.turn_id,
-                "command": command,
-                "cwd": turn.cwd,
-                "reason": "fake-codex asks before running commands",
-                "parsed_cmd": parsed,
-            }
+        request = exec_begin(turn, call_id, command)
+        del request["source"]
+        request.update(
+            type="exec_approval_request", reason="fake-codex asks before running commands"
         )
+        out.append(request)
     if declined:
-        stdout, stderr, exit_code = "", "command declined by user", 1
-    else:
-        out.append(
-            {
-                "type": "exec_command_begin",
-                "call_id": call_id,
-                "turn_id": turn.turn_id,
-                "command": command,
-                "cwd": turn.cwd,
-                "parsed_cmd": parsed,
-                "source": "agent",
-            }
-        )
-        for stream, text in (("stdout", stdout), ("stderr", stderr)):
-            if text:
-                chunk = b2a_base64(text.encode(), newline=False).decode("ascii")
-                out.append(
-                    {
-                        "type": "exec_command_output_delta",
-                        "call_id": call_id,
-                        "stream": stream,
-                        "chunk": chunk,
-                    }
-                )
-    aggregated = stdout + stderr
-    out.append(
-        {
-            "type": "exec_command_end",
-            "call_id": call_id,
-            "turn_id": turn.turn_id,
-            "command": command,
-            "cwd": turn.cwd,
-            "parsed_cmd": parsed,
-            "source": "agent",
-            "stdout": stdout,
-            "stderr": stderr,
-            "aggregated_output": aggregated,
-            "exit_code": exit_code,
-            "duration": _duration(turn, 20, 900),
-            "formatted_output": aggregated.rstrip("\n"),
-            "status": "declined" if declined else ("completed" if exit_code == 0 else "failed"),
-        }
-    )
+        return [
+            *out,
+            exec_end(
+                turn,
+                call_id,
+                command,
+                stdout="",
+                stderr="command declined by user",
+                exit_code=1,
+                status="declined",
+            ),
+        ]
+    out.append(exec_begin(turn, call_id, command))
+    out += [
+        exec_output(call_id, name, text)
+        for name, text in (("stdout", stdout), ("stderr", stderr))
+        if text
+    ]
+    out.append(exec_end(turn, call_id, command, stdout=stdout, stderr=stderr, exit_code=exit_code))
     return out
 
 
@@ -246,15 +269,15 @@ def web_search(turn: Turn, query: str) -> list[Event]:
     ]
 
 
-def plan_update(steps: list[str], *, done: int = 0) -> Event:
-    """The agent's to-do list: the first ``done`` steps completed, the next in progress."""
-    plan = [
-        {
-            "step": step,
-            "status": "completed" if i < done else ("in_progress" if i == done else "pending"),
-        }
-        for i, step in enumerate(steps)
-    ]
+def plan_update(steps: list[str], *, done: int = 0, statuses: list[str] | None = None) -> Event:
+    """The agent's to-do list: the first ``done`` steps completed, the next in progress
+    (or each step's status from ``statuses``)."""
+    if statuses is None:
+        statuses = [
+            "completed" if i < done else ("in_progress" if i == done else "pending")
+            for i in range(len(steps))
+        ]
+    plan = [{"step": step, "status": status} for step, status in zip(steps, statuses, strict=True)]
     return {"type": "plan_update", "plan": plan, "explanation": None}
 
 

@@ -52,6 +52,7 @@ options:
   --no-turn-lifecycle       no task_started/token_count/task_complete (older hosts)
   --command-prefix P        command-mode prefix, repeatable (default: help, ?, ()
   --scenario FILE           play a scenario file as Codex events
+  --time-scale F            scenario timing factor (default 1; 0 = no pauses)
   --replay FILE.jsonl       re-emit a recorded stream
   --config JSON|@FILE       settings as JSON (same keys as $SCENARIST_CODEX_CONFIG)
   --interactive             one turn per stdin line until EOF, each line flushed
@@ -76,6 +77,7 @@ _OPTIONS: dict[str, tuple[str, bool]] = {
     "--no-turn-lifecycle": ("no_lifecycle", False),
     "--command-prefix": ("command_prefix", True),
     "--scenario": ("scenario", True),
+    "--time-scale": ("time_scale", True),
     "--replay": ("replay", True),
     "--config": ("config", True),
     "--interactive": ("interactive", False),
@@ -189,6 +191,13 @@ def _int_flag(name: str, value: str, lo: int = 0) -> int:
     return number
 
 
+def _number(name: str, value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise UsageError(f"{name} needs a number, got {value!r}") from None
+
+
 def _read_file(path: str, what: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -262,6 +271,8 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             prefixes.append(v)
         elif action == "scenario":
             cfg.scenario = v
+        elif action == "time_scale":
+            cfg.update({"time_scale": _number(name, v)}, name)
         elif action == "replay":
             cfg.replay = v
         elif action == "interactive":
@@ -286,9 +297,17 @@ class Session:
     """One run of the fake agent: its settings, ids and output, across one or more turns."""
 
     def __init__(
-        self, cfg: Config, writer: Writer, cwd: str, seed: int, notice: Callable[[], None]
+        self,
+        cfg: Config,
+        writer: Writer,
+        cwd: str,
+        seed: int,
+        notice: Callable[[], None],
+        *,
+        interactive: bool = False,
     ) -> None:
         self.cfg = cfg
+        self.interactive = interactive
         self._notice: Callable[[], None] | None = notice
         self.writer = writer
         self.root = Rng(seed)
@@ -368,7 +387,9 @@ class Session:
             from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
 
             assert self.cfg.scenario is not None
-            self._scenario = load_player(self.cfg.scenario, self.cfg)
+            self._scenario = load_player(
+                self.cfg.scenario, whole=not self.interactive, time_scale=self.cfg.time_scale
+            )
         return self._scenario(turn, prompt)
 
 
@@ -402,7 +423,7 @@ def run(
 
         cwd = cfg.cwd or os.getcwd()
         writer = Writer(stdout, cadence_ms=cfg.cadence_ms, flush_each=interactive)
-        session = Session(cfg, writer, cwd, seed, notice)
+        session = Session(cfg, writer, cwd, seed, notice, interactive=interactive)
         if cfg.replay:
             from scenarist.codex.replay import parse_replay
 

@@ -55,6 +55,7 @@ class Config:
         "scenario",
         "seed",
         "session_id",
+        "time_scale",
         "tools",
         "turn_lifecycle",
     )
@@ -72,6 +73,7 @@ class Config:
         self.cwd: str | None = None
         self.format = "codex-event"
         self.scenario: str | None = None
+        self.time_scale = 1.0
         self.replay: str | None = None
         self.command_prefixes: tuple[str, ...] = DEFAULT_PREFIXES
         self.turn_lifecycle = True
@@ -120,6 +122,12 @@ def _int(value: Any, lo: int = 0) -> int:
     if value < lo:
         raise ValueError(f"must be at least {lo}, got {value}")
     return value
+
+
+def _scale(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ValueError(f"must be a number >= 0, got {json.dumps(value)}")
+    return float(value)
 
 
 def _bool(value: Any) -> bool:
@@ -214,6 +222,7 @@ _SETTERS: dict[str, Callable[[Config, Any], None]] = {
     "cwd": lambda c, v: setattr(c, "cwd", _opt_str(v)),
     "format": lambda c, v: setattr(c, "format", _choice(FORMATS)(v)),
     "scenario_path": lambda c, v: setattr(c, "scenario", _opt_str(v)),
+    "time_scale": lambda c, v: setattr(c, "time_scale", _scale(v)),
     "replay_path": lambda c, v: setattr(c, "replay", _opt_str(v)),
     "command_prefixes": lambda c, v: setattr(c, "command_prefixes", _prefixes(v)),
     "turn_lifecycle": lambda c, v: setattr(c, "turn_lifecycle", _bool(v)),

@@ -1,16 +1,213 @@
-"""``--scenario FILE``: play a scenario-format file as Codex events (imported lazily)."""
+"""``--scenario FILE``: play a scenario-format file as Codex events.
+
+Imported only for ``--scenario`` (it pulls in the scenario loader: YAML, pydantic).
+Beats of the compiled timeline map to Codex events: ``think`` → reasoning,
+``assistant`` → message deltas, ``error`` → ``error``, an ``agentToolUse`` of
+``runCmd`` → exec begin, its ``toolExecution`` output → output deltas, its result →
+exec end with that output and exit code; ``agentEdits`` and ``writeFile``/``editFile``
+→ patch events; ``webSearch`` → web search events; any other tool → an MCP call;
+``agentPlan`` → ``plan_update``. The gaps between beats become pauses, scaled by
+``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
+interactive run plays one turn per line it reads; a single prompt plays them all.
+"""
 
 from __future__ import annotations
 
+import json
+from bisect import bisect_right
+
+from scenarist.codex import build
 from scenarist.codex.errors import UsageError
+from scenarist.codex.turn import Sleep
+from scenarist.scenario import AgentEdits, AgentPlan, AgentToolUse, ExecEvent, LlmError, TextStep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Any
 
-    from scenarist.codex.config import Config
-    from scenarist.codex.turn import Step, Turn
+    from scenarist.codex.turn import Event, Step, Turn
+    from scenarist.scenario import Beat
+
+    Player = Callable[[Turn, str], tuple[Iterable[Step], bool]]
+
+_FAILED = ("error", "failed")
 
 
-def load_player(path: str, cfg: Config) -> Callable[[Turn, str], tuple[Iterable[Step], bool]]:
-    raise UsageError(f"--scenario {path}: the scenario loader is not available yet")
+def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
+    """Load ``path`` and return a function giving each turn's steps.
+
+    With ``whole`` the first call plays the entire timeline; otherwise each call
+    plays the next turn (the beats up to the next ``userInputs``).
+    """
+    from scenarist.scenario import ScenarioError, compile_timeline, load_scenario
+
+    try:
+        scenario = load_scenario(path)
+    except ScenarioError as exc:
+        issues = [i for i in exc.issues if i.severity == "error"] or list(exc.issues)
+        first = "; ".join(line.strip() for line in str(issues[0]).splitlines()) if issues else exc
+        more = f" (and {len(issues) - 1} more errors)" if len(issues) > 1 else ""
+        raise UsageError(f"--scenario: {first}{more}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
+    beats = list(compile_timeline(scenario).beats)
+    live = [b for b in beats if b.live] or beats
+    turns = [live] if whole else split_turns(live)
+    remaining = iter(turns)
+
+    def play(turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+        segment = next(remaining, None)
+        if segment is None:
+            return build.message(turn, "(the scenario has no more turns)"), False
+        return scenario_steps(segment, turn, time_scale=time_scale), False
+
+    return play
+
+
+def split_turns(beats: Sequence[Beat]) -> list[list[Beat]]:
+    """Group the beats into turns: each ``userInputs`` event (in file order) opens one.
+
+    Beats keep their time order inside a turn; beats before the first prompt
+    belong to the first turn.
+    """
+    bounds = sorted({b.index for b in beats if b.kind == "userInputs"})
+    turns: dict[int, list[Beat]] = {}
+    for beat in beats:
+        if beat.kind == "userInputs":
+            continue
+        number = max(bisect_right(bounds, beat.index), 1)
+        turns.setdefault(number, []).append(beat)
+    return [turns[n] for n in sorted(turns)] or [[]]
+
+
+class _Call:
+    """A tool call between its start beat and its result beat."""
+
+    __slots__ = ("command", "exit_code", "stderr", "stdout")
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.stdout = ""
+        self.stderr = ""
+        self.exit_code: int | None = None
+
+
+def scenario_steps(beats: Sequence[Beat], turn: Turn, *, time_scale: float = 1.0) -> Iterator[Step]:
+    """The steps for ``beats`` (pure apart from the turn's seeded ids and chunking)."""
+    calls: dict[str, _Call] = {}
+    previous = beats[0].at_ms if beats else 0
+    for beat in beats:
+        gap = beat.at_ms - previous
+        previous = beat.at_ms
+        if gap > 0 and time_scale > 0:
+            yield Sleep(round(gap * time_scale))
+        yield from _beat_events(beat, turn, calls)
+
+
+def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+    kind, event, step = beat.kind, beat.event, beat.step
+    if isinstance(step, TextStep):
+        return (build.reasoning if kind == "think" else build.message)(turn, step.text)
+    if isinstance(step, LlmError):
+        return [build.note("error", f"{step.error_type}: {step.message}")]
+    if isinstance(event, AgentEdits):
+        return build.apply_patch(turn, {event.path: _edit_change(event)})
+    if isinstance(event, AgentPlan):
+        entries = list(event.entries)
+        return [
+            build.plan_update([e.content for e in entries], statuses=[e.status for e in entries])
+        ]
+    if not isinstance(event, AgentToolUse) or kind == "progress":
+        return []
+    if event.tool_name != "runCmd":
+        return _other_tool(turn, event) if kind == "toolResult" else []
+    return _run_cmd(beat, event, turn, calls)
+
+
+def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+    call_id = event.tool_call_id
+    if beat.kind == "agentToolUse":
+        args = event.args or {}
+        text = str(args.get("cmd") or args.get("command") or "")
+        calls[call_id] = _Call(["bash", "-lc", text])
+        return [build.exec_begin(turn, call_id, calls[call_id].command)]
+    call = calls.get(call_id) or calls.setdefault(call_id, _Call(["bash", "-lc", ""]))
+    step = beat.step
+    if isinstance(step, ExecEvent):
+        if step.type in ("stdout", "stderr") and step.content:
+            if step.type == "stdout":
+                call.stdout += step.content
+            else:
+                call.stderr += step.content
+            return [build.exec_output(call_id, step.type, step.content)]
+        if step.type == "completion" and step.exit_code is not None:
+            call.exit_code = step.exit_code
+        return []
+    if beat.kind != "toolResult":
+        return []
+    # without a toolExecution, the result is the command's output
+    out: list[Event] = []
+    if event.tool_execution is None and event.result is not None:
+        call.stdout = _text(event.result)
+        if call.stdout and not call.stdout.endswith("\n"):
+            call.stdout += "\n"
+        out.append(build.exec_output(call_id, "stdout", call.stdout))
+    exit_code = call.exit_code
+    if exit_code is None:
+        exit_code = 1 if event.status in _FAILED else 0
+    del calls[call_id]
+    out.append(
+        build.exec_end(
+            turn, call_id, call.command, stdout=call.stdout, stderr=call.stderr, exit_code=exit_code
+        )
+    )
+    return out
+
+
+def _other_tool(turn: Turn, event: AgentToolUse) -> list[Event]:
+    args = dict(event.args or {})
+    name = event.tool_name
+    if name == "webSearch":
+        return build.web_search(turn, str(args.get("query") or args.get("q") or ""))
+    if name in ("writeFile", "editFile"):
+        path = str(args.get("path") or args.get("file_path") or "file")
+        if name == "writeFile":
+            change = build.file_change("add", content=_text(args.get("content", "")))
+        else:
+            change = build.file_change(
+                "update", diff=_diff(args.get("old_text"), args.get("new_text"))
+            )
+        return build.apply_patch(turn, {path: change}, success=event.status not in _FAILED)
+    failed = event.status in _FAILED
+    result = _text(event.result) if event.result is not None else f"{name} done"
+    return build.mcp_call(
+        turn,
+        "scenario",
+        name,
+        args,
+        result=None if failed else result,
+        error=result if failed else None,
+    )
+
+
+def _edit_change(event: AgentEdits) -> dict[str, Any]:
+    if event.old_text is None and event.new_text is not None:
+        return build.file_change("add", content=event.new_text)
+    if event.old_text is not None or event.new_text is not None:
+        return build.file_change("update", diff=_diff(event.old_text, event.new_text))
+    lines = ["-old line"] * event.lines_removed + ["+new line"] * event.lines_added
+    header = f"@@ -1,{event.lines_removed} +1,{event.lines_added} @@"
+    return build.file_change("update", diff="\n".join([header, *lines]) + "\n")
+
+
+def _diff(old: Any, new: Any) -> str:
+    """A minimal unified-diff hunk replacing ``old`` with ``new`` (no context lines)."""
+    old_lines = str(old or "").splitlines()
+    new_lines = str(new or "").splitlines()
+    body = [f"-{line}" for line in old_lines] + [f"+{line}" for line in new_lines]
+    return f"@@ -1,{len(old_lines)} +1,{len(new_lines)} @@\n" + "\n".join(body) + "\n"
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

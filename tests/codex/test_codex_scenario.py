@@ -1,0 +1,199 @@
+"""``--scenario``: scenario files played as Codex events (reference scenarios read from ../shared)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from codexkit import SHARED, assert_valid_stream, fake_codex
+
+from scenarist.codex.play_scenario import scenario_steps, split_turns
+from scenarist.codex.rng import Rng
+from scenarist.codex.turn import Sleep, Turn
+from scenarist.scenario import compile_timeline, load_scenario_text
+
+REFERENCE = SHARED / "reference" / "agent-harbor-scenarios"
+
+MAPPING = """\
+name: codex_mapping
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: "Fix the tests"
+  - llmResponse:
+      - think:
+          - relativeTime: 100
+            content: "Looking at the failing test."
+      - assistant:
+          - relativeTime: 50
+            content: "Running the tests first."
+  - agentToolUse:
+      toolName: runCmd
+      args:
+        cmd: "pytest -q"
+      result: "1 failed"
+      status: error
+  - agentToolUse:
+      toolName: webSearch
+      args:
+        query: "pytest xfail strict"
+      status: ok
+  - agentToolUse:
+      toolName: readFile
+      args:
+        path: "src/app.py"
+      result: "print('hi')"
+      status: ok
+  - agentToolUse:
+      toolName: writeFile
+      args:
+        path: "notes.md"
+        content: "notes"
+      status: ok
+  - userInputs:
+      - relativeTime: 10
+        input: "And now?"
+  - llmResponse:
+      - error:
+          errorType: rate_limit_error
+          message: "slow down"
+          statusCode: 429
+"""
+
+
+@pytest.fixture
+def mapping_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mapping.yaml"
+    path.write_text(MAPPING)
+    return path
+
+
+def _loadable_reference_files() -> list[Path]:
+    return sorted(REFERENCE.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", _loadable_reference_files(), ids=lambda p: p.stem)
+def test_reference_scenarios_play_or_fail_cleanly(path: Path) -> None:
+    result = fake_codex("--seed", "1", "--time-scale", "0", "--scenario", str(path), "go")
+    if result.code == 1:  # the core loader rejects it: one teaching line, no output
+        assert result.stdout == b""
+        assert result.stderr.startswith(f"fake-codex: --scenario: {path}:")
+        assert result.stderr.count("\n") == 1
+        return
+    assert_valid_stream(result)
+    assert result.types[0] == "session_configured" and result.types[-1] == "task_complete"
+
+
+def test_tool_execution_output_and_exit_code_reach_exec_events() -> None:
+    result = fake_codex(
+        "--seed",
+        "1",
+        "--time-scale",
+        "0",
+        "--scenario",
+        str(REFERENCE / "acp_round_trip.yaml"),
+        "x",
+    )
+    assert_valid_stream(result)
+    events = result.events
+    begin = next(e for e in events if e["type"] == "exec_command_begin")
+    assert begin["call_id"] == "run-check" and begin["command"][:2] == ["bash", "-lc"]
+    chunks = [
+        base64.b64decode(e["chunk"]).decode()
+        for e in events
+        if e["type"] == "exec_command_output_delta"
+    ]
+    end = next(e for e in events if e["type"] == "exec_command_end")
+    assert "".join(chunks) == end["stdout"] and "round trip done" in end["stdout"]
+    assert end["exit_code"] == 0 and end["status"] == "completed"
+    patch = next(e for e in events if e["type"] == "patch_apply_begin")
+    assert list(patch["changes"]) == ["/tmp/acp_round_trip.txt"]
+    assert "+fn bar()" in patch["changes"]["/tmp/acp_round_trip.txt"]["unified_diff"]
+    assert "plan_update" in result.types
+    assert (
+        events[-1]["last_agent_message"] == "Check completed, edited src/lib.rs, ready to proceed."
+    )
+
+
+def test_every_kind_of_beat_is_mapped(mapping_file: Path) -> None:
+    result = fake_codex("--seed", "2", "--time-scale", "0", "--scenario", str(mapping_file), "x")
+    assert_valid_stream(result)
+    body = [
+        t
+        for t in result.types
+        if not t.endswith("_delta") and t not in ("session_configured", "token_count")
+    ]
+    assert body == [
+        "task_started",
+        "agent_reasoning",
+        "agent_message",
+        "exec_command_begin",
+        "exec_command_end",
+        "web_search_begin",
+        "web_search_end",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "patch_apply_begin",
+        "patch_apply_end",
+        "error",
+        "task_complete",
+    ]
+    by_type = {e["type"]: e for e in result.events}
+    assert by_type["exec_command_end"]["stdout"] == "1 failed\n"
+    assert by_type["exec_command_end"]["exit_code"] == 1
+    assert by_type["web_search_end"]["query"] == "pytest xfail strict"
+    assert by_type["mcp_tool_call_end"]["invocation"]["tool"] == "readFile"
+    assert by_type["patch_apply_begin"]["changes"] == {
+        "notes.md": {"type": "add", "content": "notes"}
+    }
+    assert by_type["error"]["message"] == "rate_limit_error: slow down"
+
+
+def test_interactive_plays_one_turn_per_prompt(mapping_file: Path) -> None:
+    result = fake_codex(
+        "--seed",
+        "2",
+        "--time-scale",
+        "0",
+        "--interactive",
+        "--scenario",
+        str(mapping_file),
+        stdin=b"first\nsecond\nthird\n",
+    )
+    assert_valid_stream(result)
+    turns: dict[str, list[str]] = {}
+    for line in result.lines:
+        turns.setdefault(line["params"]["id"], []).append(line["params"]["msg"]["type"])
+    assert "exec_command_begin" in turns["1"] and "error" not in turns["1"]
+    assert turns["2"] == ["task_started", "error", "token_count", "task_complete"]
+    assert "agent_message" in turns["3"]  # past the end: says there is nothing more
+
+
+def test_scenario_in_exec_json_format(mapping_file: Path) -> None:
+    lines = fake_codex(
+        "exec", "--json", "--seed", "2", "--time-scale", "0", "--scenario", str(mapping_file), "x"
+    ).lines
+    assert lines[0]["type"] == "thread.started"
+    assert lines[-1] == {"type": "turn.failed", "error": {"message": "rate_limit_error: slow down"}}
+
+
+def test_gaps_between_beats_become_scaled_pauses() -> None:
+    scenario = load_scenario_text(MAPPING)
+    beats = split_turns(compile_timeline(scenario).beats)[0]
+    turn = Turn(Rng(1))
+    sleeps = [s.ms for s in scenario_steps(beats, turn, time_scale=0.5) if isinstance(s, Sleep)]
+    assert sleeps == [25]  # think at 100, assistant and tools at 150: one 50 ms gap, halved
+    assert not [
+        s for s in scenario_steps(beats, Turn(Rng(1)), time_scale=0) if isinstance(s, Sleep)
+    ]
+
+
+def test_bad_scenario_file_is_a_clean_error(tmp_path: Path) -> None:
+    missing = fake_codex("--scenario", str(tmp_path / "absent.yaml"), "x")
+    assert missing.code == 1 and missing.stdout == b""
+    assert missing.stderr.startswith("fake-codex: ") and missing.stderr.count("\n") == 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntimeline:\n  - llmResponse: 5\n")
+    result = fake_codex("--scenario", str(bad), "x")
+    assert result.code == 1 and f"{bad}:" in result.stderr and result.stderr.count("\n") == 1
