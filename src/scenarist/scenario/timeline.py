@@ -4,7 +4,7 @@ The timing rules (``docs/timing.md``) in brief:
 
 * one cursor, starting at 0 ms; **agent events** (``llmResponse``, tool uses,
   ``agentEdits``, ``agentPlan``, ``agentFileReads``, ``agentPermissionRequest``) run one
-  after another from the cursor, and the numbers inside them are **deltas** that consume
+  after another from the cursor (and never before a prompt written above them), and the numbers inside them are **deltas** that consume
   time: each think/assistant/progress step comes that many ms after the previous step;
   ``toolExecution`` starts ``startTimeMs`` after the tool call, its events at ``timeMs``
   from that start (offsets, non-decreasing). The cursor moves to the event's end.
@@ -26,6 +26,10 @@ from typing import Any
 
 from scenarist.scenario.errors import ScenarioError
 from scenarist.scenario.model import (
+    AgentEdits,
+    AgentFileReads,
+    AgentPermissionRequest,
+    AgentPlan,
     AgentToolUse,
     BaseTimeDelta,
     Event,
@@ -124,6 +128,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
         index = event.index
         live = boundary is None or index >= boundary
         cls = event.__class__
+        if cls in _AGENT and pending > now:
+            now = pending  # an agent event answers the prompts written before it
         if cls is LlmResponse:
             assert isinstance(event, LlmResponse)
             t = now
@@ -194,6 +200,10 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     beats.sort(key=_at)
     duration = max(now, beats[-1].at_ms if beats else 0)
     return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)
+
+
+_AGENT = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
+                    AgentPermissionRequest})
 
 
 def _at(beat: Beat) -> int:
