@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from scenarist.codex.encode import raw_line
+from scenarist.codex.encode import CodexEventEncoder, dumps, raw_line
 from scenarist.codex.turn import Raw
 
 TYPE_CHECKING = False
@@ -59,9 +59,14 @@ class Writer:
         buf: list[str] = []
         append = buf.append
         first = self.lines == 0
+        # inline the codex-event envelope: one call fewer per event on the hot path
+        prefix = encode.prefix if isinstance(encode, CodexEventEncoder) else None
         for step in steps:
             if isinstance(step, dict):
-                append(encode(step))
+                if prefix is None:
+                    append(encode(step))
+                else:
+                    append(prefix + dumps(step) + "}}\n")
             elif isinstance(step, Raw):
                 append(raw_line(step.value))
             else:

@@ -116,27 +116,42 @@ def frame_turn(
     if not lifecycle:
         yield from steps
         return
+    it = iter(steps)
     started = False
-    out_chars = 0
-    last_message: str | None = None
-    for step in steps:
-        if type(step) is dict:
-            etype = step.get("type")
-            if not started and etype != "session_configured":
-                started = True
-                yield task_started(turn)
-            if etype in _TEXT_DELTAS:
-                out_chars += len(step.get("delta", ""))
-            elif etype == "agent_message":
-                last_message = step.get("message")
-        elif not started:
-            started = True
+    for step in it:  # leading session_configured events come before task_started
+        if type(step) is not dict or step.get("type") != "session_configured":
             yield task_started(turn)
+            started = True
+            yield from _counting(step, it, turn, prompt)
+            return
         yield step
     if not started:
         yield task_started(turn)
+    yield from _counting(None, it, turn, prompt)
+
+
+def _counting(first: Step | None, rest: Iterator[Step], turn: Turn, prompt: str) -> Iterator[Step]:
+    """Pass the steps through, then close the turn with token figures for the text streamed."""
+    out_chars = 0
+    last_message: str | None = None
+    deltas = _TEXT_DELTAS
+    if first is not None:
+        rest = _chain(first, rest)
+    for step in rest:
+        if type(step) is dict:
+            etype = step.get("type")
+            if etype in deltas:
+                out_chars += len(step.get("delta", ""))
+            elif etype == "agent_message":
+                last_message = step.get("message")
+        yield step
     yield token_count(len(prompt), out_chars)
     yield {"type": "task_complete", "turn_id": turn.turn_id, "last_agent_message": last_message}
+
+
+def _chain(first: Step, rest: Iterator[Step]) -> Iterator[Step]:
+    yield first
+    yield from rest
 
 
 CONTEXT_WINDOW = 272_000
