@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -44,7 +44,7 @@ from scenarist.llm.conversation import (
 from scenarist.llm.position import PositionError, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn
-from scenarist.llm.script import Script
+from scenarist.llm.script import Action, EditAction, Script
 from scenarist.llm.selection import SelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
@@ -109,24 +109,61 @@ class MockModelServer:
             raise ValueError("MockModelServer needs at least one scenario to play")
         self.scripts = tuple(scripts)
         self.selector = Selector(self.scripts)
-        self.selector = Selector(self.scripts)
         self.options = options or Options()
         self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
         self._served_errors: set[tuple[str, str, int]] = set()
         self._seq = 0
         self.active_streams = 0
-        self.app = Starlette(
+        self._cache: dict[tuple[Any, ...], bytes] = {}  # non-streamed bodies of pure turns
+        self._cache_calls: dict[tuple[Any, ...], list[str]] = {}
+        self._routes = Starlette(
             routes=[
-                Route("/v1/chat/completions", self._model("chat"), methods=["POST"]),
-                Route("/v1/responses", self._model("responses"), methods=["POST"]),
-                Route("/v1/messages", self._model("messages"), methods=["POST"]),
-                Route("/v1/messages/count_tokens", self._count_tokens, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
                 Route("/v1/models/{model:path}", self._model_info, methods=["GET"]),
                 Route("/health", self._health, methods=["GET", "HEAD"]),
                 Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
             ]
         )
+
+    @property
+    def app(self) -> MockModelServer:
+        """The ASGI application to serve (the server object itself)."""
+        return self
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point. Model endpoints take a direct path (no router, no request
+        object: they are the hot path); everything else goes through Starlette's router."""
+        if scope["type"] == "http" and scope["method"] == "POST":
+            api = _MODEL_PATHS.get(scope["path"])
+            if api is not None:
+                response = await self._direct(api, scope, receive)
+                await response(scope, receive, send)
+                return
+            if scope["path"] == "/v1/messages/count_tokens":
+                headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+                response = await self._count_tokens(headers, receive)
+                await response(scope, receive, send)
+                return
+        await self._routes(scope, receive, send)
+
+    async def _direct(self, api: Api, scope: Scope, receive: Receive) -> Response:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        query = scope.get("query_string", b"").decode("latin-1")
+        raw = await self._read(api, headers, receive)
+        if isinstance(raw, Response):
+            self.journal.append(
+                {
+                    "seq": self._next_seq(),
+                    "time": time.time(),
+                    "api": api,
+                    "path": scope["path"],
+                    "query": query,
+                    "status": raw.status_code,
+                    "error": "bad request body",
+                }
+            )
+            return raw
+        return await self._serve(api, headers, scope["path"], query, raw)
 
     # ------------------------------------------------------------------ small endpoints
 
@@ -183,8 +220,8 @@ class MockModelServer:
             return JSONResponse({"cleared": True})
         return JSONResponse({"requests": list(self.journal)})
 
-    async def _count_tokens(self, request: Request) -> Response:
-        raw = await self._body(request, "messages")
+    async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
+        raw = await self._read("messages", headers, receive)
         if isinstance(raw, Response):
             return raw
         try:
@@ -193,16 +230,30 @@ class MockModelServer:
             return self._error("messages", Reply(exc.status, exc.message, param=exc.param))
         return JSONResponse({"input_tokens": estimate_tokens(len(raw))})
 
-    # ------------------------------------------------------------------ model endpoints
+    async def _read(
+        self, api: Api, headers: Mapping[str, str], receive: Receive
+    ) -> bytes | Response:
+        """The request body, or the error response for a wrong content type or size."""
+        refused = self._refuse(api, headers)
+        if refused is not None:
+            return refused
+        limit = self.options.body_limit
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return self._error(api, Reply(400, "the client went away before sending the body"))
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return self._error(api, _too_large(limit))
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    def _model(self, api: Api) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            return await self._serve(api, request)
-
-        return endpoint
-
-    async def _body(self, request: Request, api: Api) -> bytes | Response:
-        ctype = request.headers.get("content-type", "")
+    def _refuse(self, api: Api, headers: Mapping[str, str]) -> Response | None:
+        ctype = headers.get("content-type", "")
         if ctype.split(";")[0].strip().lower() not in ("application/json", ""):
             return self._error(
                 api,
@@ -211,43 +262,24 @@ class MockModelServer:
                     f"content-type must be application/json, got {ctype!r}; send the body as JSON",
                 ),
             )
+        declared = headers.get("content-length")
         limit = self.options.body_limit
-        declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            return self._error(
-                api,
-                Reply(
-                    413,
-                    f"request body of {declared} bytes is over the "
-                    f"limit of {limit} bytes (--body-limit)",
-                ),
-            )
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                return self._error(
-                    api,
-                    Reply(413, f"request body is over the limit of {limit} bytes (--body-limit)"),
-                )
-            chunks.append(chunk)
-        return b"".join(chunks)
+            return self._error(api, _too_large(limit, declared))
+        return None
 
-    async def _serve(self, api: Api, request: Request) -> Response:
+    async def _serve(
+        self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes
+    ) -> Response:
         started = time.time()
         entry: dict[str, Any] = {
             "seq": self._next_seq(),
             "time": started,
             "api": api,
-            "path": request.url.path,
-            "query": request.url.query,
+            "path": path,
+            "query": query,
         }
         self.journal.append(entry)
-        raw = await self._body(request, api)
-        if isinstance(raw, Response):
-            entry.update(status=raw.status_code, error="bad request body")
-            return raw
         try:
             body = _loads(raw)
         except ValueError as exc:
@@ -268,8 +300,8 @@ class MockModelServer:
         )
         try:
             choice = self.selector.choose(
-                name=request.headers.get("x-scenario-name"),
-                prompt=request.headers.get("x-scenario-prompt"),
+                name=headers.get("x-scenario-name"),
+                prompt=headers.get("x-scenario-prompt"),
                 conversation_prompt=conv.first_prompt,
             )
         except SelectionError as exc:
@@ -285,7 +317,7 @@ class MockModelServer:
             detect_profile(conv) if self.options.agent_type == "auto" else self.options.agent_type
         )
         entry["profile"] = profile
-        key = _conversation_key(request.headers, conv)
+        key = _conversation_key(headers, conv)
         try:
             pos = locate(script, conv, lambda i: (script.name, key, i) in self._served_errors)
         except PositionError as exc:
@@ -332,6 +364,30 @@ class MockModelServer:
             tools=conv.tool_names,
             read_text=_read_text,
         )
+        cacheable = not any(_reads_files(a) for a in turn.actions)
+        ckey = (
+            script.name,
+            turn.index,
+            api,
+            profile,
+            ctx.cwd,
+            conv.model,
+            ctx.tools,
+            len(raw),
+            conv.stream,
+            conv.include_usage,
+            int(started),
+        )
+        if cacheable and not conv.stream and not self.options.strict:
+            cached = self._cache.get(ckey)
+            if cached is not None:
+                entry["calls"] = self._cache_calls.get(ckey, [])
+                entry["status"] = 200
+                if turn.duration_ms:
+                    await self.options.clock.sleep_until(
+                        self.options.clock.now_ms() + turn.duration_ms * self.options.speed
+                    )
+                return Response(cached, media_type="application/json")
         try:
             rendered = render_turn(
                 turn,
@@ -364,7 +420,14 @@ class MockModelServer:
             return _PacedStream(self._frames(api, rendered, conv), self.options.clock, entry, self)
         await _wait(self.options.clock, rendered)
         _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
-        return Response(_dumps(out), media_type="application/json")
+        data = _dumps(out)
+        if cacheable:
+            if len(self._cache) > 1024:
+                self._cache.clear()
+                self._cache_calls.clear()
+            self._cache[ckey] = data
+            self._cache_calls[ckey] = entry["calls"]
+        return Response(data, media_type="application/json")
 
     def _frames(self, api: Api, rendered: Rendered, conv: Conversation) -> list[_Batch]:
         """The stream's bytes, frames due at the same moment joined into one write."""
@@ -399,6 +462,23 @@ class MockModelServer:
     def _next_seq(self) -> int:
         self._seq += 1
         return self._seq
+
+
+_MODEL_PATHS: dict[str, Api] = {
+    "/v1/chat/completions": "chat",
+    "/v1/responses": "responses",
+    "/v1/messages": "messages",
+}
+
+
+def _too_large(limit: int, declared: str | None = None) -> Reply:
+    size = f"of {declared} bytes " if declared else ""
+    return Reply(413, f"request body {size}is over the limit of {limit} bytes (--body-limit)")
+
+
+def _reads_files(action: Action) -> bool:
+    """Whether rendering ``action`` depends on files on disk (so it cannot be cached)."""
+    return isinstance(action, EditAction) or action.tool in ("writeFile", "editFile")
 
 
 def read_request_count(raw: bytes) -> Conversation:
