@@ -98,3 +98,17 @@ async def test_message_rate_is_limited_then_the_connection_is_closed_1008() -> N
         errors = [m["message"] for m in c.seen if m["type"] == "error"]
         assert len(errors) == 4 and all("rate limit" in e for e in errors)
         assert [m["type"] for m in c.seen].count("status") == 3  # the burst was served
+
+
+def test_listening_socket_is_tcp_so_asyncio_disables_nagle() -> None:
+    # With proto 0 asyncio skips TCP_NODELAY and small frames wait ~40 ms for delayed ACKs.
+    import socket
+
+    from scenarist.hub.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+        assert sock.getsockname()[0] == "127.0.0.1"
+    finally:
+        sock.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import fcntl
 import os
 import signal as signals
 from collections.abc import Callable
@@ -26,6 +27,7 @@ OutputCallback = Callable[[Stream, str], None]
 ExitCallback = Callable[[int | None, str | None], None]
 
 _PROC = Path("/proc")
+PIPE_BYTES = 1024 * 1024
 _PIPE_CLOSE_WAIT_S = 2.0  # after the group is gone, how long an escaped process may hold a pipe
 
 
@@ -117,7 +119,21 @@ class AgentProcess:
             start_new_session=True, close_fds=True)
         self._transport = transport
         self.pid = transport.get_pid()
+        self._widen_pipes()
         return self
+
+    def _widen_pipes(self) -> None:
+        """Grow the output pipes to 1 MiB where Linux allows: a flooding agent then blocks less
+        often and the hub reads (and forwards) a few large chunks instead of many 64 KiB ones."""
+        setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+        if setpipe is None or self._transport is None:
+            return
+        for fd in (1, 2):
+            pipe = self._transport.get_pipe_transport(fd)
+            info = pipe.get_extra_info("pipe") if pipe is not None else None
+            if info is not None:
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(info.fileno(), setpipe, PIPE_BYTES)
 
     @property
     def exiting(self) -> bool:

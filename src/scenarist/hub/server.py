@@ -169,9 +169,12 @@ async def _pump(outbox: Outbox) -> None:
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` (port 0: any free port), so the printed URL is real."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, _, _, _, address = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP,
+                               flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    # proto must be IPPROTO_TCP (not 0): asyncio only sets TCP_NODELAY on sockets that say TCP,
+    # and with Nagle on, small frames wait ~40 ms for delayed ACKs.
+    sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
