@@ -28,13 +28,13 @@ from scenarist.fake.events import (
     ToolCallDelta,
     ToolCallStarted,
 )
-from scenarist.fake.model import FakeModel, Response
+from scenarist.fake.model import FakeModel, Response, wire_usage
 
 
 def _usage(counts: dict[str, int]) -> UsageMetadata:
-    i = counts.get("input_tokens", counts.get("prompt_tokens", 0))
-    o = counts.get("output_tokens", counts.get("completion_tokens", 0))
-    return UsageMetadata(input_tokens=i, output_tokens=o, total_tokens=i + o)
+    u = wire_usage(counts)
+    return UsageMetadata(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                         total_tokens=u.total_tokens)
 
 
 class FakeChatModel(BaseChatModel):

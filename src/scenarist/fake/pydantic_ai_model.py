@@ -16,7 +16,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from pydantic_ai.usage import RequestUsage
 
 from scenarist.fake.events import ErrorEvent, TextDelta, ToolCallDelta, ToolCallStarted
-from scenarist.fake.model import FakeModel
+from scenarist.fake.model import FakeModel, wire_usage
 
 
 def _request(messages: list[ModelMessage], info: AgentInfo) -> dict[str, Any]:
@@ -32,8 +32,8 @@ def pydantic_ai_model(fake: FakeModel, *, model_name: str | None = None) -> Func
         if r.output_text:
             parts.append(TextPart(r.output_text))
         parts += [ToolCallPart(c.name, c.raw_arguments, tool_call_id=c.id) for c in r.tool_calls]
-        usage = RequestUsage(input_tokens=r.usage.get("input_tokens", 0),
-                             output_tokens=r.usage.get("output_tokens", 0))
+        counts = wire_usage(r.usage)
+        usage = RequestUsage(input_tokens=counts.input_tokens, output_tokens=counts.output_tokens)
         return ModelResponse(parts=parts, usage=usage, model_name=model_name or fake.model)
 
     async def stream(messages: list[ModelMessage], info: AgentInfo

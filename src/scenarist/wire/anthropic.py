@@ -47,6 +47,9 @@ STOP_REASONS: dict[FinishReason, str] = {"stop": "end_turn", "tool_calls": "tool
                                          "length": "max_tokens", "content_filter": "refusal"}
 
 
+THINKING_BLOCK = {"type": "thinking", "thinking": "", "signature": ""}
+
+
 def message_id(neutral_id: str) -> str:
     return neutral_id if neutral_id.startswith("msg_") else f"msg_{neutral_id}"
 
@@ -100,14 +103,12 @@ def stream(events: Iterable[Event]) -> Iterator[Frame]:
                          delta={"type": "text_delta", "text": event.text})
         elif isinstance(event, ReasoningDelta):
             if open_kind != "thinking":
-                yield from open_block("thinking", {"type": "thinking", "thinking": "",
-                                                   "signature": ""}, at)
+                yield from open_block("thinking", dict(THINKING_BLOCK), at)
             yield _frame("content_block_delta", at, index=count - 1,
                          delta={"type": "thinking_delta", "thinking": event.text})
         elif isinstance(event, ReasoningEnd):
             if open_kind != "thinking":
-                yield from open_block("thinking", {"type": "thinking", "thinking": "",
-                                                   "signature": ""}, at)
+                yield from open_block("thinking", dict(THINKING_BLOCK), at)
             if event.signature:
                 yield _frame("content_block_delta", at, index=count - 1,
                              delta={"type": "signature_delta", "signature": event.signature})
