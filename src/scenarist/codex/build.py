@@ -73,10 +73,9 @@ def _duration(turn: Turn, lo_ms: int, hi_ms: int) -> dict[str, int]:
     return {"secs": ms // 1000, "nanos": (ms % 1000) * 1_000_000}
 
 
-def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
-    """``exec_command_begin``: a command "starts" (it is never actually run)."""
+def _exec_fields(turn: Turn, call_id: str, command: list[str]) -> Event:
+    """The fields every exec event about one command shares."""
     return {
-        "type": "exec_command_begin",
         "call_id": call_id,
         "turn_id": turn.turn_id,
         "command": command,
@@ -84,6 +83,11 @@ def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
         "parsed_cmd": [{"type": "unknown", "cmd": " ".join(command)}],
         "source": "agent",
     }
+
+
+def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
+    """``exec_command_begin``: a command "starts" (it is never actually run)."""
+    return {"type": "exec_command_begin", **_exec_fields(turn, call_id, command)}
 
 
 def exec_output(call_id: str, stream: str, text: str) -> Event:
@@ -111,12 +115,7 @@ def exec_end(
     aggregated = stdout + stderr
     return {
         "type": "exec_command_end",
-        "call_id": call_id,
-        "turn_id": turn.turn_id,
-        "command": command,
-        "cwd": turn.cwd,
-        "parsed_cmd": [{"type": "unknown", "cmd": " ".join(command)}],
-        "source": "agent",
+        **_exec_fields(turn, call_id, command),
         "stdout": stdout,
         "stderr": stderr,
         "aggregated_output": aggregated,
