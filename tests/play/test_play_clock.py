@@ -111,3 +111,17 @@ def test_real_clock_sync_iteration_fires_everything_in_order() -> None:
     beats = [Beat(t, f"b{i}") for i, t in enumerate([0, 3, 10])]
     assert [b.kind for b in iter_sync(beats, clock=clock)] == ["b0", "b1", "b2"]
     assert clock.now_ms() - start >= 10
+
+
+async def test_many_concurrent_waiters_on_one_real_clock_all_fire_in_order() -> None:
+    """Past max_spinners the clock stops spinning; every beat still fires, never early."""
+    clock = RealClock(max_spinners=2)
+    beats = [Beat(t, f"b{i}") for i, t in enumerate([0, 4, 8, 12])]
+
+    async def play() -> list[float]:
+        cues = [cue async for cue in Player(beats, clock=clock).cues()]
+        assert [c.beat.kind for c in cues] == ["b0", "b1", "b2", "b3"]
+        return [c.late_ms for c in cues]
+
+    lateness = await asyncio.gather(*(play() for _ in range(12)))
+    assert all(late >= 0 for player in lateness for late in player)

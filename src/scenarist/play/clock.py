@@ -42,18 +42,24 @@ class RealClock:
     """The process's monotonic clock, with waits precise to well under a millisecond.
 
     ``asyncio.sleep`` and ``time.sleep`` wake late by a scheduler tick or more on a busy
-    machine, and the event loop rounds its timeouts to whole milliseconds. So a wait sleeps
-    coarsely until ``spin_ms`` before the target, then yields in a tight loop (letting other
-    tasks run) until the target has passed. The spin costs CPU only for those last
+    machine, and the event loop rounds its timeouts up to whole milliseconds. So a wait
+    sleeps coarsely until ``spin_ms`` before the target, then yields in a tight loop (letting
+    other tasks run) until the target has passed. The spin costs CPU only for those last
     ``spin_ms`` of each wait; raise it on a heavily loaded machine, lower it to save CPU.
+
+    A server playing many timelines at once would spin almost all the time, so while more
+    than ``max_spinners`` tasks wait on this clock, further waits skip the spin and rely on
+    the event loop's timer alone (late by about a millisecond instead of microseconds).
     """
 
-    __slots__ = ("spin_ms",)
+    __slots__ = ("_waiting", "max_spinners", "spin_ms")
 
-    def __init__(self, *, spin_ms: float = 2.0) -> None:
+    def __init__(self, *, spin_ms: float = 2.0, max_spinners: int = 4) -> None:
         if not spin_ms >= 0:
             raise ValueError(f"RealClock spin_ms must be >= 0, got {spin_ms!r}")
         self.spin_ms = spin_ms
+        self.max_spinners = max_spinners
+        self._waiting = 0
 
     def now_ms(self) -> float:
         return time.monotonic_ns() / 1e6
@@ -62,12 +68,17 @@ class RealClock:
         return time.monotonic_ns() / 1e9
 
     async def sleep_until(self, t_ms: float) -> None:
-        coarse = t_ms - self.spin_ms - self.now_ms()
-        if coarse > 0:
-            await asyncio.sleep(coarse / 1000)
-        await asyncio.sleep(0)
-        while self.now_ms() < t_ms:
+        self._waiting += 1
+        try:
+            spin = self.spin_ms if self._waiting <= self.max_spinners else 0.0
+            coarse = t_ms - spin - self.now_ms()
+            if coarse > 0:
+                await asyncio.sleep(coarse / 1000)
             await asyncio.sleep(0)
+            while self.now_ms() < t_ms:
+                await asyncio.sleep(0)
+        finally:
+            self._waiting -= 1
 
     def wait_until(self, t_ms: float) -> None:
         coarse = t_ms - self.spin_ms - self.now_ms()
