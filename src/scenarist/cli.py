@@ -10,25 +10,21 @@ owns its argument parser and returns the process exit code (0 ok, 1 failure, 2 u
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:  # typing-only imports keep ``scenarist codex`` start-up near a bare interpreter
+    from collections.abc import Sequence
 
-class Command(NamedTuple):
-    target: str  # "package.module:function"
-    summary: str
-
-
-COMMANDS: dict[str, Command] = {
-    "validate": Command("scenarist.scenario.cli:validate_main", "check scenario files"),
-    "timeline": Command("scenarist.scenario.cli:timeline_main", "show a compiled timeline"),
-    "schema": Command("scenarist.scenario.cli:schema_main", "print the JSON Schema of the format"),
-    "select": Command("scenarist.scenario.cli:select_main", "which scenario a prompt selects"),
-    "llm": Command("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
-    "codex": Command("scenarist.codex.cli:main", "run the fake Codex agent"),
-    "hub": Command("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
+# name -> ("package.module:function", one-line summary); plain tuples, no imports needed.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("scenarist.scenario.cli:validate_main", "check scenario files"),
+    "timeline": ("scenarist.scenario.cli:timeline_main", "show a compiled timeline"),
+    "schema": ("scenarist.scenario.cli:schema_main", "print the JSON Schema of the format"),
+    "select": ("scenarist.scenario.cli:select_main", "which scenario a prompt selects"),
+    "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
+    "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
+    "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"
@@ -37,7 +33,7 @@ USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"
 def _help() -> str:
     width = max(len(name) for name in COMMANDS)
     lines = [USAGE, "", "Deterministic stand-ins for AI coding agents and model APIs.", "", "commands:"]
-    lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
     lines += ["", "Run 'scenarist COMMAND --help' for the options of a command."]
     return "\n".join(lines)
 
@@ -58,8 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{USAGE}\nscenarist: error: unknown command {name!r} (choose from {', '.join(COMMANDS)})",
               file=sys.stderr)
         return 2
-    module_name, _, func_name = command.target.partition(":")
-    func = getattr(importlib.import_module(module_name), func_name)
+    module_name, _, func_name = command[0].partition(":")
+    __import__(module_name)
+    func = getattr(sys.modules[module_name], func_name)
     try:
         return int(func(rest))
     except KeyboardInterrupt:
