@@ -70,6 +70,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 JOURNAL_LIMIT = 10_000
+MEMO_LIMIT = 1024
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
     "responses": "openai_responses",
@@ -88,6 +89,7 @@ class Options:
     strict: bool = False
     body_limit: int = DEFAULT_BODY_LIMIT
     clock: Clock = field(default_factory=RealClock)
+    memoize: bool = True  # reuse encoded answers of turns that read no files
 
 
 @dataclass(slots=True)
@@ -114,8 +116,7 @@ class MockModelServer:
         self._served_errors: set[tuple[str, str, int]] = set()
         self._seq = 0
         self.active_streams = 0
-        self._cache: dict[tuple[Any, ...], bytes] = {}  # non-streamed bodies of pure turns
-        self._cache_calls: dict[tuple[Any, ...], list[str]] = {}
+        self._memo: dict[tuple[Any, ...], _Memo] = {}
         self._routes = Starlette(
             routes=[
                 Route("/v1/models", self._models, methods=["GET"]),
@@ -364,8 +365,10 @@ class MockModelServer:
             tools=conv.tool_names,
             read_text=_read_text,
         )
-        cacheable = not any(_reads_files(a) for a in turn.actions)
-        ckey = (
+        # A turn whose rendering reads no files is a pure function of these inputs, so its
+        # encoded answer is memoised (the ``created`` second is part of the key).
+        memo = self.options.memoize and not any(_reads_files(a) for a in turn.actions)
+        mkey = (
             script.name,
             turn.index,
             api,
@@ -378,31 +381,35 @@ class MockModelServer:
             conv.include_usage,
             int(started),
         )
-        if cacheable and not conv.stream and not self.options.strict:
-            cached = self._cache.get(ckey)
-            if cached is not None:
-                entry["calls"] = self._cache_calls.get(ckey, [])
-                entry["status"] = 200
-                if turn.duration_ms:
-                    await self.options.clock.sleep_until(
-                        self.options.clock.now_ms() + turn.duration_ms * self.options.speed
-                    )
-                return Response(cached, media_type="application/json")
-        try:
-            rendered = render_turn(
-                turn,
-                script=script,
-                api=api,
-                ctx=ctx,
-                model=conv.model,
-                input_tokens=estimate_tokens(len(raw)),
-                speed=self.options.speed,
-            )
-        except EditError as exc:
-            return self._fail(entry, api, Reply(409, f"scenarist: {exc}"))
-        entry["calls"] = [c.name for c in rendered.calls]
+        hit = self._memo.get(mkey) if memo else None
+        if hit is None:
+            try:
+                rendered = render_turn(
+                    turn,
+                    script=script,
+                    api=api,
+                    ctx=ctx,
+                    model=conv.model,
+                    input_tokens=estimate_tokens(len(raw)),
+                    speed=self.options.speed,
+                )
+            except EditError as exc:
+                return self._fail(entry, api, Reply(409, f"scenarist: {exc}"))
+            calls = [c.name for c in rendered.calls]
+            if conv.stream:
+                payload: bytes | list[_Batch] = self._frames(api, rendered, conv, int(started))
+            else:
+                _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
+                payload = _dumps(out)
+            end_ms = max((e.at_ms for e in rendered.events), default=0)
+            hit = _Memo(calls, payload, end_ms)
+            if memo:
+                if len(self._memo) >= MEMO_LIMIT:
+                    self._memo.clear()
+                self._memo[mkey] = hit
+        entry["calls"] = hit.calls
         if self.options.strict:
-            missing = sorted({c.name for c in rendered.calls} - conv.tool_names)
+            missing = sorted(set(hit.calls) - conv.tool_names)
             if missing:
                 return self._fail(
                     entry,
@@ -410,36 +417,35 @@ class MockModelServer:
                     Reply(
                         400,
                         f"scenarist --strict: the request does not declare the tool(s) "
-                        f"{', '.join(missing)} that {turn.describe()} of scenario "
-                        f"{script.name!r} calls; declared: "
-                        f"{', '.join(sorted(conv.tool_names)) or 'none'}",
+                        f"{', '.join(missing)} that {turn.describe()} of scenario {script.name!r} "
+                        f"calls; declared: {', '.join(sorted(conv.tool_names)) or 'none'}",
                     ),
                 )
         entry["status"] = 200
-        if conv.stream:
-            return _PacedStream(self._frames(api, rendered, conv), self.options.clock, entry, self)
-        await _wait(self.options.clock, rendered)
-        _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
-        data = _dumps(out)
-        if cacheable:
-            if len(self._cache) > 1024:
-                self._cache.clear()
-                self._cache_calls.clear()
-            self._cache[ckey] = data
-            self._cache_calls[ckey] = entry["calls"]
-        return Response(data, media_type="application/json")
+        if isinstance(hit.payload, list):
+            return _PacedStream(hit.payload, self.options.clock, entry, self)
+        if hit.end_ms > 0:  # a non-streamed answer arrives when the stream would have ended
+            clock = self.options.clock
+            await clock.sleep_until(clock.now_ms() + hit.end_ms)
+        return Response(hit.payload, media_type="application/json")
 
-    def _frames(self, api: Api, rendered: Rendered, conv: Conversation) -> list[_Batch]:
+    def _frames(
+        self, api: Api, rendered: Rendered, conv: Conversation, created: int
+    ) -> list[_Batch]:
         """The stream's bytes, frames due at the same moment joined into one write."""
         batches: list[_Batch] = []
+        parts: list[bytes] = []
+        at = 0
         for frame in encode_stream(
-            WIRE[api], rendered.events, include_usage=conv.include_usage, created=int(time.time())
+            WIRE[api], rendered.events, include_usage=conv.include_usage, created=created
         ):
-            data = frame.encode()
-            if batches and batches[-1].at_ms == frame.at_ms:
-                batches[-1].parts.append(data)
-            else:
-                batches.append(_Batch(frame.at_ms, [data]))
+            if parts and frame.at_ms != at:
+                batches.append(_Batch(at, b"".join(parts)))
+                parts = []
+            at = frame.at_ms
+            parts.append(frame.encode())
+        if parts:
+            batches.append(_Batch(at, b"".join(parts)))
         return batches
 
     # ------------------------------------------------------------------ errors
@@ -518,17 +524,21 @@ def _conversation_key(headers: Mapping[str, str], conv: Conversation) -> str:
     return hashlib.sha1(shape.encode()).hexdigest()
 
 
-async def _wait(clock: Clock, rendered: Rendered) -> None:
-    """A non-streamed answer arrives when the streamed one would have finished."""
-    end = max((e.at_ms for e in rendered.events), default=0)
-    if end > 0:
-        await clock.sleep_until(clock.now_ms() + end)
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Batch:
+    """Stream bytes due at one moment (all frames with that ``at_ms``, joined)."""
+
     at_ms: int
-    parts: list[bytes]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """An encoded answer: the tool names it calls, and its body or its stream batches."""
+
+    calls: list[str]
+    payload: bytes | list[_Batch]
+    end_ms: int
 
 
 class _PacedStream(Response):
@@ -566,9 +576,7 @@ class _PacedStream(Response):
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             player = Player(self.batches, clock=self.clock, speed=1.0)
             async for batch in player:
-                await send(
-                    {"type": "http.response.body", "body": b"".join(batch.parts), "more_body": True}
-                )
+                await send({"type": "http.response.body", "body": batch.data, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             self.entry["completed"] = True
         except asyncio.CancelledError:
