@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scenario_testutil import EXAMPLES, errors, load, one_error, timeline
+
 from scenarist.scenario import (
     AgentEdits,
     AgentFileReads,
@@ -28,7 +30,6 @@ from scenarist.scenario import (
     UserEdits,
     UserInputs,
 )
-from scenario_testutil import EXAMPLES, errors, load, one_error, timeline
 
 
 def test_llm_response_pair_and_object_forms_and_aliases() -> None:
@@ -243,7 +244,7 @@ def test_media_paths_resolve_against_the_scenario_file(tmp_path: Path) -> None:
     event = load(text).timeline[0]
     assert isinstance(event, LlmResponse)
     block = event.assistant[0]
-    assert getattr(block, "path") == (EXAMPLES / "images/diagram.png").resolve()
-    assert getattr(block, "base64_data")().startswith("iVBORw0KGgo")
+    assert block.path == (EXAMPLES / "images/diagram.png").resolve()
+    assert block.base64_data().startswith("iVBORw0KGgo")
     issue = one_error(text, "not found", path=tmp_path / "elsewhere.yaml")
     assert "relative to the scenario file" in issue.hint

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from scenario_testutil import errors, load, one_error
 
 from scenarist.scenario import LlmResponse, Log, evaluate_condition, parse_defines
-from scenario_testutil import errors, load, one_error
 
 
 def test_defines_typed_bool_int_string() -> None:

@@ -6,10 +6,10 @@ import math
 
 import pytest
 import yaml
+from scenario_testutil import errors, load
 
 from scenarist.scenario import ScenarioError, load_scenario
 from scenarist.scenario.source import parse_yaml
-from scenario_testutil import errors, load
 
 
 @pytest.mark.parametrize(("text", "value"), [

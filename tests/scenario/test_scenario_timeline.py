@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from scenario_testutil import load, one_error, timeline
 
 from scenarist.scenario import Beat, Timeline, compile_timeline
-from scenario_testutil import load, one_error, timeline
 
 
 def beats(body: str, header: str = "name: t\n") -> list[tuple[int, str]]:
@@ -132,6 +132,7 @@ def test_compile_is_cached_and_deterministic() -> None:
 
 def test_realistic_development_scenario_timing_adds_up() -> None:
     from scenario_testutil import REFERENCE
+
     from scenarist.scenario import load_scenario
 
     s = load_scenario(REFERENCE / "realistic_development_scenario.yaml")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from scenario_testutil import errors, load, one_error, timeline
 
 from scenarist.scenario import ScenarioError, load_scenario_text
-from scenario_testutil import errors, load, one_error, timeline
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYGAAAAAEAAH2FzhVAAAAAElFTkSuQmCC"
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["beat_json", "schema_main", "timeline_main", "validate_main"]
+__all__ = ["beat_json", "schema_main", "select_main", "timeline_main", "validate_main"]
 
 
 class _Usage(Exception):
@@ -243,4 +243,4 @@ def schema_main(argv: Sequence[str]) -> int:
     return _run(parser, argv, body)
 
 
-from scenarist.scenario.select_cli import select_main  # noqa: E402, F401
+from scenarist.scenario.select_cli import select_main  # noqa: E402  (`scenarist select`)

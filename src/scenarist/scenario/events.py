@@ -785,10 +785,12 @@ class _Timeline:
         report = self.report
         if value.__class__ is str:
             d: dict[Any, Any] | None = {"patch": value}
-            holder, hkey = item, key
+            holder: Any = item
+            hkey = key
         else:
             d = self.as_mapping(value, item, key, path, "{patch: patches/fix.patch}")
-            holder, hkey = d, "patch"
+            holder = d
+            hkey = "patch"
         if d is None:
             return None
         report.unknown_keys(d, ("patch", "_meta"), path)

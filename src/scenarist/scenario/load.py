@@ -60,7 +60,7 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     report = Report(source, base_dir)
     issues = source.issues
     root = source.root
-    if any(i.severity == "error" for i in issues) or root is None:
+    if any(i.severity == "error" for i in issues):
         raise ScenarioError(_finish(issues, strict))
     if not isinstance(root, dict):
         report.error(root, MISSING, "", "a scenario is a mapping of sections (name, timeline, ...)",

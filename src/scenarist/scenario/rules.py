@@ -109,10 +109,11 @@ def evaluate_condition(when: str, symbols: Symbols) -> bool:
         return same if op == "==" else not same
     if isinstance(have, bool) or not isinstance(have, int):
         return False
-    return {
+    results: dict[str, bool] = {
         "==": have == want, "!=": have != want, "<": have < want,
         "<=": have <= want, ">": have > want, ">=": have >= want,
-    }[op]
+    }
+    return results[op]
 
 
 class _Resolver:
