@@ -6,12 +6,13 @@ distance between the (stripped) request prompt and each scenario's effective ini
 prompt; ties go to the smaller name, then the smaller source path, so the same files
 always select the same scenario whatever order they were loaded in.
 
-Search is exact but rarely scans everything: prompts are kept sorted by length, and a
-distance ``d`` is only possible for prompts whose length is within ``d`` of the query's.
-The index asks rapidfuzz for every prompt within a small cutoff, in that length window,
-and doubles the cutoff until enough candidates are found. The cutoff is capped by the
-distances of a small sample of similar-length prompts (an upper bound on the answer), and
-switches to one plain pass over all prompts once a round would cover most of them anyway.
+Search is exact. Prompts are kept sorted by length, and a distance ``d`` is only possible
+for prompts whose length is within ``d`` of the query's. The index asks rapidfuzz for every
+prompt within a small cutoff in that length window and widens the cutoff (15, 31, 63, ...)
+until enough candidates are found. The cutoff is capped by the distances of a small sample
+of similar-length prompts (an upper bound on the answer), and once a round would cover most
+prompts anyway, one plain pass over all of them ends the search. So a query close to some
+scenarios (with close runners-up) is fast; one far from all costs about a full pass.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 __all__ = ["ScenarioIndex", "Selectable", "Selection", "SelectionError", "select_scenario"]
 
 RUNNERS_UP = 3  # how many nearest others a Selection reports
-_FIRST_CUTOFF = 16  # the first round's distance cutoff
+_FIRST_CUTOFF = 15  # the first round's cutoff; rounds go 15, 31, 63, ... (see _within)
 _SAMPLE = 32  # similar-length prompts whose distances bound the search
 _KNOWN_SHOWN = 10  # names listed in an "unknown name" error
 
@@ -148,7 +149,8 @@ class ScenarioIndex(Generic[S]):
                                     limit=None, score_cutoff=cutoff)
             if len(found) >= k or cutoff >= bound:
                 return [(int(d), self._owners[lo + j]) for _, d, j in found]
-            cutoff = min(cutoff * 2, bound)
+            # 2c+1: a cutoff below 32 keeps rapidfuzz on its one-machine-word band (~3x faster)
+            cutoff = min(cutoff * 2 + 1, bound)
             wider = bisect_right(self._lengths, n + cutoff) - bisect_left(self._lengths, n - cutoff)
             if 2 * wider > len(self._lengths):  # nearly a full scan anyway: do a plain one
                 return self._full_scan(query, k)
