@@ -84,21 +84,29 @@ def main() -> None:
     lengths = sorted(len(p) for p in prompts)
     print(f"{args.scenarios} scenarios, prompt length median {statistics.median(lengths):g} "
           f"chars (max {lengths[-1]}); index built in {build_ms:.0f} ms")
-    print(f"{'query kind':12} {'select p50':>11} {'p90':>7} {'max':>7} {'baseline p50':>13}")
+    print(f"{'query kind':12} {'select p50':>11} {'p90':>7} {'max':>7} {'best-only p50':>14} "
+          f"{'baseline p50':>13}")
     all_ours: list[float] = []
+    all_best: list[float] = []
     all_base: list[float] = []
     for kind, batch in queries(rng, prompts, args.queries).items():
         ours = timed_ms(lambda p: index.select(prompt=p), batch)
+        best = timed_ms(lambda p: index.select(prompt=p, runners_up=0), batch)
         base = timed_ms(baseline, batch)
         all_ours += ours
+        all_best += best
         all_base += base
         p90 = statistics.quantiles(ours, n=10)[-1]
         print(f"{kind:12} {statistics.median(ours):9.3f}ms {p90:6.2f}  {max(ours):6.2f} "
-              f"{statistics.median(base):11.3f}ms")
+              f"{statistics.median(best):12.3f}ms {statistics.median(base):11.3f}ms")
     ours_med, base_med = statistics.median(all_ours), statistics.median(all_base)
-    print(f"{'all':12} {ours_med:9.3f}ms {'':15} {base_med:11.3f}ms")
+    best_med = statistics.median(all_best)
+    print(f"{'all':12} {ours_med:9.3f}ms {'':15} {best_med:12.3f}ms {base_med:11.3f}ms")
+    print("(select = best + 3 runners-up; best-only = runners_up=0; baseline = one full "
+          "rapidfuzz.process.extract, limit 4)")
     print(f"ratio=select_median/target {ours_med / TARGET_MS:.3f}")
     print(f"ratio=select_median/full_scan_median {ours_med / base_med:.3f}")
+    print(f"ratio=best_only_median/full_scan_median {best_med / base_med:.3f}")
     print("target met" if ours_med <= TARGET_MS else "TARGET MISSED")
 
 

@@ -50,6 +50,14 @@ def test_nearest_prompt_is_selected_with_distance_and_runners_up() -> None:
     assert chosen.runners_up == tuple((n, d) for d, n in expected)
 
 
+def test_runners_up_can_be_limited() -> None:
+    prompt = "Create hello.py which prints hello world"
+    assert select_scenario(ALL, prompt=prompt, runners_up=0).runners_up == ()
+    one = select_scenario(ALL, prompt=prompt, runners_up=1)
+    assert one.name == "hello" and len(one.runners_up) == 1
+    assert one.runners_up == select_scenario(ALL, prompt=prompt).runners_up[:1]
+
+
 def test_exact_prompt_is_distance_zero_and_whitespace_is_ignored() -> None:
     chosen = select_scenario(ALL, prompt="  Fix the failing test in tests/test_api.py\n")
     assert (chosen.name, chosen.distance) == ("fix-bug", 0)

@@ -162,9 +162,11 @@ class ScenarioIndex(Generic[S]):
                                 limit=k)
         return [(int(d), self._prompted[j]) for _, d, j in found]
 
-    def select(self, *, name: str | None = None, prompt: str | None = None) -> Selection[S]:
+    def select(self, *, name: str | None = None, prompt: str | None = None,
+               runners_up: int = RUNNERS_UP) -> Selection[S]:
         """Pick by exact ``name`` if given (an unknown name is an error, not a fallback),
-        else by the nearest initial prompt to ``prompt``.
+        else by the nearest initial prompt to ``prompt``, reporting up to ``runners_up``
+        nearest others (fewer is faster: far runners-up cost a wide search).
 
         With neither, a lone scenario is selected; otherwise it is an error.
         """
@@ -180,7 +182,7 @@ class ScenarioIndex(Generic[S]):
                 f"{len(self.scenarios)} scenarios and neither a name nor a prompt to choose "
                 f"by: give a prompt, or one of the names: {self._names_hint(None)}",
                 known=self.names)
-        nearest = self.nearest(prompt)
+        nearest = self.nearest(prompt, k=1 + max(0, runners_up))
         if not nearest:
             raise SelectionError(
                 "no scenario has an initial prompt (a userInputs event) to match the prompt "
@@ -205,6 +207,6 @@ class ScenarioIndex(Generic[S]):
 
 
 def select_scenario(scenarios: Iterable[S], *, name: str | None = None,
-                    prompt: str | None = None) -> Selection[S]:
+                    prompt: str | None = None, runners_up: int = RUNNERS_UP) -> Selection[S]:
     """One-off selection; build a :class:`ScenarioIndex` instead to select many times."""
-    return ScenarioIndex(scenarios).select(name=name, prompt=prompt)
+    return ScenarioIndex(scenarios).select(name=name, prompt=prompt, runners_up=runners_up)
