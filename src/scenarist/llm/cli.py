@@ -3,7 +3,7 @@
     scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
                   [--scenario-speed F] [--scenario-define K=V ...]
                   [--agent-type auto|claude|codex|openai] [--workspace DIR] [--strict]
-                  [--body-limit BYTES]
+                  [--body-limit BYTES] [--no-memo]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
 ``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0).
@@ -84,6 +84,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="largest request body accepted (default 32 MiB)",
     )
+    p.add_argument(
+        "--no-memo",
+        action="store_true",
+        help="encode every answer afresh instead of reusing the encoded answer of a turn that "
+        "reads no files (for measuring the encoders)",
+    )
     return p
 
 
@@ -157,6 +163,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         workspace=args.workspace.resolve() if args.workspace else None,
         strict=args.strict,
         body_limit=args.body_limit,
+        memoize=not args.no_memo,
     )
     server = MockModelServer(scripts, options)
     config = uvicorn.Config(

@@ -1,0 +1,215 @@
+"""Throughput of ``scenarist llm`` vs aimock, a Python peer (fakellm) and a Starlette floor.
+
+Two loads, one client (autocannon, from bench/llm/package.json), one run:
+
+1. non-streaming chat completions at concurrency 32;
+2. streaming a 1,000-chunk answer with zero delays (concurrency 32).
+
+Servers: ``scenarist llm`` (memoised answers, the default, and ``--no-memo`` which encodes
+every answer afresh), aimock (npm ``@copilotkit/aimock``, installed here into
+bench/llm/node_modules), fakellm (PyPI, installed into its own venv under the temp dir; it
+sleeps a fixed 10 ms per streamed chunk by design) and a floor: a minimal Starlette/uvicorn
+app (same uvicorn settings as ours) that returns the constant body or stream.
+
+Targets (issue 3): >= 1.0x aimock, >= 2x the Python peer, >= 0.6x the floor.
+
+    .venv/bin/python bench/bench_llm_throughput.py [--seconds 5] [--connections 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE_DIR = ROOT / "bench" / "llm"
+BIN = NODE_DIR / "node_modules" / ".bin"
+PEER_VENV = Path(tempfile.gettempdir()) / "scenarist-bench-fakellm"
+PY = sys.executable
+
+SHORT_PROMPT = "benchmark please"
+SHORT_ANSWER = "Hello! This is the benchmark answer."
+STREAM_PROMPT = "stream please"
+STREAM_ANSWER = " ".join(f"w{i:014d}" for i in range(1000))  # 1,000 chunks of 16 chars
+
+
+def ensure_tools() -> None:
+    if not (BIN / "autocannon").exists() or not (BIN / "llmock").exists():
+        print("installing aimock and autocannon into bench/llm/node_modules ...", flush=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+                       cwd=NODE_DIR, check=True)
+    if not (PEER_VENV / "bin" / "fakellm").exists():
+        print(f"installing fakellm into {PEER_VENV} ...", flush=True)
+        subprocess.run([PY, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(PEER_VENV / "bin" / "pip"), "install", "-q", "fakellm"], check=True,
+                       stderr=subprocess.DEVNULL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 30) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return time.monotonic() - start
+        except OSError:
+            time.sleep(0.01)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+@contextmanager
+def running(argv: list[str], port: int, cwd: Path | None = None) -> Iterator[None]:
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        wait_port(port)
+        yield
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def write_inputs(work: Path) -> None:
+    scenario = "name: {n}\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n        input: {p}\n" \
+               "  - llmResponse:\n      - assistant:\n          - [0, {a}]\n"
+    (work / "scenarios").mkdir()
+    for name, prompt, answer in (("short", SHORT_PROMPT, SHORT_ANSWER),
+                                 ("stream", STREAM_PROMPT, STREAM_ANSWER)):
+        (work / "scenarios" / f"{name}.yaml").write_text(
+            scenario.format(n=name, p=json.dumps(prompt), a=json.dumps(answer)))
+    (work / "aimock.json").write_text(json.dumps({"fixtures": [
+        {"match": {"userMessage": SHORT_PROMPT}, "response": {"content": SHORT_ANSWER}},
+        {"match": {"userMessage": STREAM_PROMPT}, "response": {"content": STREAM_ANSWER}},
+    ]}))
+    (work / "fakellm.yaml").write_text(
+        "version: 1\nrules:\n"
+        f"  - name: short\n    when:\n      messages_contain: {json.dumps(SHORT_PROMPT)}\n"
+        f"    respond:\n      content: {json.dumps(SHORT_ANSWER)}\n"
+        f"  - name: stream\n    when:\n      messages_contain: {json.dumps(STREAM_PROMPT)}\n"
+        f"    respond:\n      content: {json.dumps(STREAM_ANSWER)}\n")
+    # the floor: the constant bytes our server sends, returned by a minimal Starlette app
+    (work / "floor.py").write_text(f'''
+import sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+SHORT = open({str(work / "short.body")!r}, "rb").read()
+STREAM = open({str(work / "stream.body")!r}, "rb").read()
+async def chat(request):
+    body = await request.body()
+    if b'"stream":true' in body:
+        return Response(STREAM, media_type="text/event-stream")
+    return Response(SHORT, media_type="application/json")
+app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+            access_log=False, lifespan="off", http="httptools", loop="uvloop")
+''')
+
+
+def body(prompt: str, stream: bool) -> str:
+    req: dict[str, object] = {"model": "mock-model",
+                              "messages": [{"role": "user", "content": prompt}]}
+    if stream:
+        req["stream"] = True
+    return json.dumps(req, separators=(",", ":"))
+
+
+def capture_floor_bodies(work: Path, port: int) -> None:
+    """Record what our server answers, so the floor sends exactly the same bytes."""
+    import httpx
+
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    headers = {"content-type": "application/json"}
+    short = httpx.post(url, content=body(SHORT_PROMPT, False), headers=headers)
+    stream = httpx.post(url, content=body(STREAM_PROMPT, True), headers=headers)
+    assert stream.text.count("data: ") == 1003, "expected 1,000 content chunks"
+    (work / "short.body").write_bytes(short.content)
+    (work / "stream.body").write_bytes(stream.content)
+
+
+def autocannon(port: int, payload: str, seconds: float, connections: int) -> float:
+    out = subprocess.run(
+        [str(BIN / "autocannon"), "--json", "-t", "60", "-c", str(connections), "-d", str(seconds),
+         "-m", "POST", "-H", "content-type=application/json", "-b", payload,
+         f"http://127.0.0.1:{port}/v1/chat/completions"],
+        capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    if result.get("non2xx") or result.get("errors"):
+        raise RuntimeError(f"port {port}: {result.get('non2xx')} non-2xx, "
+                           f"{result.get('errors')} errors")
+    return float(result["requests"]["total"]) / float(result["duration"])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--connections", type=int, default=32)
+    args = ap.parse_args()
+    ensure_tools()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        write_inputs(work)
+        servers: dict[str, tuple[list[str], Path | None]] = {}
+        ports = {name: free_port() for name in ("ours", "ours-no-memo", "aimock", "fakellm",
+                                               "floor")}
+        scen = str(work / "scenarios")
+        servers["ours"] = ([PY, "-m", "scenarist", "llm", "--scenario", scen,
+                            "--port", str(ports["ours"])], None)
+        servers["ours-no-memo"] = ([PY, "-m", "scenarist", "llm", "--scenario", scen, "--no-memo",
+                                    "--port", str(ports["ours-no-memo"])], None)
+        servers["aimock"] = ([str(BIN / "llmock"), "-p", str(ports["aimock"]), "-f",
+                              str(work / "aimock.json"), "--chunk-size", "16", "--log-level",
+                              "silent"], None)
+        servers["fakellm"] = ([str(PEER_VENV / "bin" / "fakellm"), "serve", "--port",
+                               str(ports["fakellm"]), "--config", str(work / "fakellm.yaml")],
+                              work)
+        servers["floor"] = ([PY, str(work / "floor.py"), str(ports["floor"])], None)
+        with running(servers["ours"][0], ports["ours"]):
+            capture_floor_bodies(work, ports["ours"])
+        rates: dict[str, dict[str, float]] = {}
+        loads = {"non-streaming chat, c=32": body(SHORT_PROMPT, False),
+                 "stream 1,000 chunks, c=32": body(STREAM_PROMPT, True)}
+        for name, (argv, cwd) in servers.items():
+            with running(argv, ports[name], cwd):
+                for load, payload in loads.items():
+                    slow = name == "fakellm" and "stream" in load
+                    if not slow:
+                        autocannon(ports[name], payload, 1, args.connections)  # warm up
+                    # fakellm sleeps 10 ms per chunk: a stream takes 10 s, so give it longer
+                    secs = max(args.seconds, 25) if slow else args.seconds
+                    rate = autocannon(ports[name], payload, secs, args.connections)
+                    rates.setdefault(load, {})[name] = rate
+                    print(f"{load:28s} {name:14s} {rate:10.1f} req/s", flush=True)
+        print()
+        targets = {"aimock": 1.0, "fakellm": 2.0, "floor": 0.6}
+        for load, by in rates.items():
+            for ours in ("ours", "ours-no-memo"):
+                for peer, target in targets.items():
+                    ratio = by[ours] / by[peer] if by[peer] else float("inf")
+                    verdict = "ok" if ratio >= target else "BELOW"
+                    print(f"{load:28s} ratio={ratio:7.2f} {ours} vs {peer} "
+                          f"(target >= {target}) {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
