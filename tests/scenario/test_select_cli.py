@@ -42,7 +42,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_the_cli_table_routes_select_here() -> None:
-    module, _, func = COMMANDS["select"].target.partition(":")
+    module, _, func = COMMANDS["select"][0].partition(":")
     assert getattr(sys.modules[module], func) is select_main
     assert module == scenarist.scenario.cli.__name__
 
