@@ -6,6 +6,8 @@ import asyncio
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scenarist.play import (
     MIN_SPEED,
@@ -256,3 +258,21 @@ def test_sync_iteration_keeps_the_same_schedule() -> None:
     assert all(isinstance(c, Cue) and c.late_ms == 0 for c in cues)
     assert [b.kind for b in iter_sync(Timeline(tuple(beats(0, 1))), clock=VirtualClock())] == [
         "b0", "b1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(times=st.lists(st.integers(0, 100_000), max_size=40),
+       speed=st.floats(min_value=-1, max_value=50, allow_nan=False),
+       start=st.integers(0, 10**9))
+def test_any_sorted_timeline_fires_in_order_at_exact_times(times: list[int], speed: float,
+                                                          start: int) -> None:
+    ordered = [Beat(t, f"b{i}") for i, t in enumerate(sorted(times))]
+    used = clamp_speed(speed)
+
+    async def play() -> list[tuple[str, float]]:
+        clock = VirtualClock(start_ms=start)
+        return [(b.kind, clock.now_ms()) async for b in Player(ordered, clock=clock, speed=speed)]
+
+    fired = asyncio.run(play())
+    assert [k for k, _ in fired] == [b.kind for b in ordered]
+    assert [t for _, t in fired] == [start + b.at_ms * used for b in ordered]
