@@ -174,6 +174,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         loop=_best("uvloop", "asyncio"),
         http=_best("httptools", "h11"),
         timeout_graceful_shutdown=2,
+        proxy_headers=False,
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

@@ -117,6 +117,11 @@ class Script:
     coalesce_thinking_with_tool_use: bool = True
     final_checks: tuple[Check, ...] = ()  # asserts after the last model turn
     source: str = ""  # where it was loaded from, for messages
+    has_errors: bool = field(init=False, default=False)  # any scripted error turn
+
+    def __post_init__(self) -> None:
+        errors = any(t.error is not None for s in self.segments for t in s.turns)
+        object.__setattr__(self, "has_errors", errors)
 
     @property
     def effective_initial_prompt(self) -> str | None:

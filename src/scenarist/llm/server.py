@@ -318,7 +318,8 @@ class MockModelServer:
             detect_profile(conv) if self.options.agent_type == "auto" else self.options.agent_type
         )
         entry["profile"] = profile
-        key = _conversation_key(headers, conv)
+        # only scenarios with scripted errors need to tell conversations apart
+        key = _conversation_key(headers, conv) if script.has_errors else ""
         try:
             pos = locate(script, conv, lambda i: (script.name, key, i) in self._served_errors)
         except PositionError as exc:
@@ -328,8 +329,9 @@ class MockModelServer:
             )
         turn = pos.turn
         entry.update(segment=pos.segment, turn=turn.index, step=pos.step)
-        root = self.options.workspace or Path(conv.cwd or os.getcwd())
         results: list[Result] = []
+        if turn.checks:
+            root = self.options.workspace or Path(conv.cwd or os.getcwd())
         for check in turn.checks:
             results.extend(run_check(check, root))
         if results:
