@@ -94,3 +94,26 @@ def test_missing_file_and_folder(tmp_path: object) -> None:
         load_scenario(Path(str(tmp_path)) / "nope.yaml")
     with pytest.raises(ScenarioError, match="folder"):
         load_scenario(Path(str(tmp_path)))
+
+
+def test_pure_python_composer_gives_the_same_data_and_marks() -> None:
+    from scenario_testutil import EXAMPLES
+
+    from scenarist.scenario.source import _parser_class
+
+    pure = _parser_class(use_libyaml=False)
+    for path in sorted(EXAMPLES.glob("*.yaml")):
+        text = path.read_text()
+        fast, slow = parse_yaml(text, "t.yaml"), parse_yaml(text, "t.yaml", parser_class=pure)
+        assert fast.root == slow.root and not fast.issues and not slow.issues
+        assert fast.where(fast.root, "timeline") == slow.where(slow.root, "timeline")
+    bad = parse_yaml("a: [1,\n", "t.yaml", parser_class=pure)
+    assert bad.issues and "YAML syntax error" in bad.issues[0].message
+
+
+def test_alias_bombs_stay_cheap() -> None:
+    lines = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    lines += ["rules: [{default: true, config: {tags: [t]}}]", "timeline: []"]
+    s = load("\n".join(lines) + "\n")  # 10**9 leaves if expanded; shared here
+    assert s.tags == ("t",)

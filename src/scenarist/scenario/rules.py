@@ -121,13 +121,17 @@ class _Resolver:
         self.symbols = symbols
         self.source = source
         self.report = report
+        self.memo: dict[int, Any] = {}
 
     def value(self, data: Any, path: str) -> Any:
-        if isinstance(data, dict):
-            return self.mapping(data, path)
-        if isinstance(data, list):
-            return self.sequence(data, path)
-        return data
+        if not isinstance(data, (dict, list)):
+            return data
+        key = id(data)
+        if key in self.memo:  # an alias seen before: resolve it once (no exponential walks)
+            return self.memo[key]
+        out = self.mapping(data, path) if isinstance(data, dict) else self.sequence(data, path)
+        self.memo[key] = out
+        return out
 
     def mapping(self, data: dict[Any, Any], path: str) -> Any:
         changed = False

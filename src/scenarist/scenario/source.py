@@ -66,11 +66,14 @@ def _noop(self: Any, *args: Any) -> None:
     return None
 
 
-def _parser_class() -> Callable[[str], Any]:
+def _parser_class(use_libyaml: bool = True) -> Callable[[str], Any]:
+    """A composer that types nothing: libyaml's when present, else PyYAML's pure one."""
     attrs = {"resolve": _resolve, "descend_resolver": _noop, "ascend_resolver": _noop}
     try:
+        if not use_libyaml:
+            raise ImportError("pure Python composer requested")
         from yaml._yaml import CParser  # libyaml: the fast path
-    except ImportError:  # pragma: no cover - only without libyaml
+    except ImportError:
         from yaml.composer import Composer
         from yaml.parser import Parser
         from yaml.reader import Reader
@@ -318,11 +321,11 @@ class _DummyNode:
 _DUMMY: Any = _DummyNode()
 
 
-def parse_yaml(text: str, file: str) -> Source:
+def parse_yaml(text: str, file: str, *, parser_class: Callable[[str], Any] | None = None) -> Source:
     """Parse one YAML document into a :class:`Source`; problems go to ``source.issues``."""
     source = Source(file)
     try:
-        parser = _Parser(text)
+        parser = (parser_class or _Parser)(text)
         try:
             node = parser.get_single_node()
         finally:
