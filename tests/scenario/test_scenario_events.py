@@ -248,3 +248,13 @@ def test_media_paths_resolve_against_the_scenario_file(tmp_path: Path) -> None:
     assert block.base64_data().startswith("iVBORw0KGgo")
     issue = one_error(text, "not found", path=tmp_path / "elsewhere.yaml")
     assert "relative to the scenario file" in issue.hint
+
+
+def test_empty_llm_response_and_reference_spellings_of_content_fields() -> None:
+    one_error(timeline("- llmResponse: []\n"), "no think, assistant or error steps")
+    issue = one_error(timeline("""
+        - llmResponse:
+            - assistant:
+                - [1, {type: diff, path: rel.txt, new_text: x}]
+    """), "must be absolute")
+    assert issue.line == 6  # still points into the block after mime_type/new_text are read

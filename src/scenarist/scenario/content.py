@@ -146,10 +146,13 @@ def parse_content(report: Report, holder: Any, key: Any, path: str) -> ContentBl
         report.wrong_type(holder, key, path, "text or a content block mapping with 'type'",
                           "{type: text, text: 'Hello'}")
         return None
+    original = value
     for alias, name in _ALIASES.items():
         if alias in value and name not in value:
             value = {**value, name: value[alias]}
-            report.source.adopt(value, holder[key])
+            report.source.adopt(value, original)
+            report.source.adopt_keys(value, {k: (original, k) for k in original}
+                                     | {name: (original, alias)})
     kind = value.get("type")
     if kind not in _KEYS:
         report.error(value, "type" if "type" in value else MISSING, join(cpath, "type"),

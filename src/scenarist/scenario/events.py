@@ -377,6 +377,7 @@ class _Timeline:
                               "llmResponse:\n    - assistant: [[100, 'Hello']]")
             return None
         steps: list[TextStep | LlmError] = []
+        issues_before = len(report.issues)
         for holder, k, epath in elements:
             if k == "error":
                 err = self.llm_error(holder, epath)
@@ -384,7 +385,7 @@ class _Timeline:
                     steps.append(err)
             else:
                 steps.extend(self.text_steps(holder, k, epath, k))
-        if not steps and not report.issues[-1:]:
+        if not steps and len(report.issues) == issues_before:
             report.error(item, key, path, "this llmResponse has no think, assistant or error steps",
                          "add '- assistant: [[100, \"...\"]]' or remove the item")
         return LlmResponse(**self.base(path, meta), steps=tuple(steps))
