@@ -85,6 +85,14 @@ def parser() -> argparse.ArgumentParser:
         help="largest request body accepted (default 32 MiB)",
     )
     p.add_argument(
+        "--spin-ms",
+        type=float,
+        default=2.0,
+        metavar="MS",
+        help="how long before a chunk is due the timer stops sleeping and polls (precision vs "
+        "CPU; default 2)",
+    )
+    p.add_argument(
         "--no-memo",
         action="store_true",
         help="encode every answer afresh instead of reusing the encoded answer of a turn that "
@@ -155,7 +163,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
     import uvicorn
 
     from scenarist.llm.server import MockModelServer, Options
-    from scenarist.play import clamp_speed
+    from scenarist.play import RealClock, clamp_speed
 
     options = Options(
         speed=clamp_speed(args.scenario_speed),
@@ -164,6 +172,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         strict=args.strict,
         body_limit=args.body_limit,
         memoize=not args.no_memo,
+        clock=RealClock(spin_ms=args.spin_ms),
     )
     server = MockModelServer(scripts, options)
     config = uvicorn.Config(
