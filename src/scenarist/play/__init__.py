@@ -2,24 +2,43 @@
 
 Formats and encoders never sleep; front ends hand a compiled timeline (or any sorted
 beats with an ``at_ms``) to a :class:`Player` and send each beat as it falls due.
+
+Names are loaded on first use, so ``from scenarist.play import clamp_speed`` or
+``iter_sync`` in a synchronous program does not import asyncio.
 """
 
-from scenarist.play.clock import Clock, RealClock, VirtualClock
-from scenarist.play.player import (
-    MIN_SPEED,
-    Cue,
-    Player,
-    Timed,
-    clamp_speed,
-    iter_cues_sync,
-    iter_sync,
-    schedule_ms,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scenarist.play.clock import Clock, RealClock, VirtualClock
+    from scenarist.play.player import Player
+    from scenarist.play.schedule import (
+        MIN_SPEED,
+        Cue,
+        HasBeats,
+        Timed,
+        clamp_speed,
+        iter_cues_sync,
+        iter_sync,
+        schedule_ms,
+    )
+
+_WHERE = {
+    "Clock": "clock", "RealClock": "clock", "VirtualClock": "clock",
+    "Player": "player",
+    "MIN_SPEED": "schedule", "Cue": "schedule", "HasBeats": "schedule", "Timed": "schedule",
+    "clamp_speed": "schedule", "iter_cues_sync": "schedule", "iter_sync": "schedule",
+    "schedule_ms": "schedule",
+}
 
 __all__ = [
     "MIN_SPEED",
     "Clock",
     "Cue",
+    "HasBeats",
     "Player",
     "RealClock",
     "Timed",
@@ -29,3 +48,16 @@ __all__ = [
     "iter_sync",
     "schedule_ms",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scenarist.play' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scenarist.play.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

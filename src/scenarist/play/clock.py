@@ -4,15 +4,20 @@ All times are float milliseconds on the clock's own axis (``now_ms()``); only di
 between two readings of the same clock mean anything. Both clocks offer an async wait
 (``sleep_until``) for the player and a blocking one (``wait_until``) for synchronous callers
 such as a CLI that prints a scenario as it plays.
+
+asyncio is imported only by the async waits (it costs ~40 ms at start-up), so synchronous
+users of a clock never load it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import time
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Clock", "RealClock", "VirtualClock"]
 
@@ -68,6 +73,7 @@ class RealClock:
         return time.monotonic_ns() / 1e9
 
     async def sleep_until(self, t_ms: float) -> None:
+        import asyncio  # here, not at the top: sync users never pay for it
         self._waiting += 1
         try:
             spin = self.spin_ms if self._waiting <= self.max_spinners else 0.0
@@ -120,6 +126,7 @@ class VirtualClock:
         return self._now / 1000
 
     async def sleep_until(self, t_ms: float) -> None:
+        import asyncio  # here, not at the top: sync users never pay for it
         if t_ms <= self._now:
             await asyncio.sleep(0)
             return
