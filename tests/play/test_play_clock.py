@@ -125,3 +125,13 @@ async def test_many_concurrent_waiters_on_one_real_clock_all_fire_in_order() -> 
 
     lateness = await asyncio.gather(*(play() for _ in range(12)))
     assert all(late >= 0 for player in lateness for late in player)
+
+
+def test_synchronous_use_does_not_import_asyncio() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from scenarist.play import clamp_speed, iter_sync, RealClock, "
+            "VirtualClock; list(iter_sync([], clock=RealClock())); print('asyncio' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
