@@ -46,13 +46,19 @@ STREAM_ANSWER = " ".join(f"w{i:014d}" for i in range(1000))  # 1,000 chunks of 1
 def ensure_tools() -> None:
     if not (BIN / "autocannon").exists() or not (BIN / "llmock").exists():
         print("installing aimock and autocannon into bench/llm/node_modules ...", flush=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
-                       cwd=NODE_DIR, check=True)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=NODE_DIR,
+            check=True,
+        )
     if not (PEER_VENV / "bin" / "fakellm").exists():
         print(f"installing fakellm into {PEER_VENV} ...", flush=True)
         subprocess.run([PY, "-m", "venv", str(PEER_VENV)], check=True)
-        subprocess.run([str(PEER_VENV / "bin" / "pip"), "install", "-q", "fakellm"], check=True,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [str(PEER_VENV / "bin" / "pip"), "install", "-q", "fakellm"],
+            check=True,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def free_port() -> int:
@@ -74,8 +80,9 @@ def wait_port(port: int, timeout: float = 30) -> float:
 
 @contextmanager
 def running(argv: list[str], port: int, cwd: Path | None = None) -> Iterator[None]:
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         wait_port(port)
         yield
@@ -89,25 +96,40 @@ def running(argv: list[str], port: int, cwd: Path | None = None) -> Iterator[Non
 
 
 def write_inputs(work: Path) -> None:
-    scenario = "name: {n}\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n        input: {p}\n" \
-               "  - llmResponse:\n      - assistant:\n          - [0, {a}]\n"
+    scenario = (
+        "name: {n}\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n        input: {p}\n"
+        "  - llmResponse:\n      - assistant:\n          - [0, {a}]\n"
+    )
     (work / "scenarios").mkdir()
-    for name, prompt, answer in (("short", SHORT_PROMPT, SHORT_ANSWER),
-                                 ("stream", STREAM_PROMPT, STREAM_ANSWER)):
+    for name, prompt, answer in (
+        ("short", SHORT_PROMPT, SHORT_ANSWER),
+        ("stream", STREAM_PROMPT, STREAM_ANSWER),
+    ):
         (work / "scenarios" / f"{name}.yaml").write_text(
-            scenario.format(n=name, p=json.dumps(prompt), a=json.dumps(answer)))
-    (work / "aimock.json").write_text(json.dumps({"fixtures": [
-        {"match": {"userMessage": SHORT_PROMPT}, "response": {"content": SHORT_ANSWER}},
-        {"match": {"userMessage": STREAM_PROMPT}, "response": {"content": STREAM_ANSWER}},
-    ]}))
+            scenario.format(n=name, p=json.dumps(prompt), a=json.dumps(answer))
+        )
+    (work / "aimock.json").write_text(
+        json.dumps(
+            {
+                "fixtures": [
+                    {"match": {"userMessage": SHORT_PROMPT}, "response": {"content": SHORT_ANSWER}},
+                    {
+                        "match": {"userMessage": STREAM_PROMPT},
+                        "response": {"content": STREAM_ANSWER},
+                    },
+                ]
+            }
+        )
+    )
     (work / "fakellm.yaml").write_text(
         "version: 1\nrules:\n"
         f"  - name: short\n    when:\n      messages_contain: {json.dumps(SHORT_PROMPT)}\n"
         f"    respond:\n      content: {json.dumps(SHORT_ANSWER)}\n"
         f"  - name: stream\n    when:\n      messages_contain: {json.dumps(STREAM_PROMPT)}\n"
-        f"    respond:\n      content: {json.dumps(STREAM_ANSWER)}\n")
+        f"    respond:\n      content: {json.dumps(STREAM_ANSWER)}\n"
+    )
     # the floor: the constant bytes our server sends, returned by a minimal Starlette app
-    (work / "floor.py").write_text(f'''
+    (work / "floor.py").write_text(f"""
 import sys, uvicorn
 from starlette.applications import Starlette
 from starlette.responses import Response
@@ -122,12 +144,14 @@ async def chat(request):
 app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
             access_log=False, lifespan="off", http="httptools", loop="uvloop")
-''')
+""")
 
 
 def body(prompt: str, stream: bool) -> str:
-    req: dict[str, object] = {"model": "mock-model",
-                              "messages": [{"role": "user", "content": prompt}]}
+    req: dict[str, object] = {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": prompt}],
+    }
     if stream:
         req["stream"] = True
     return json.dumps(req, separators=(",", ":"))
@@ -148,14 +172,32 @@ def capture_floor_bodies(work: Path, port: int) -> None:
 
 def autocannon(port: int, payload: str, seconds: float, connections: int) -> float:
     out = subprocess.run(
-        [str(BIN / "autocannon"), "--json", "-t", "60", "-c", str(connections), "-d", str(seconds),
-         "-m", "POST", "-H", "content-type=application/json", "-b", payload,
-         f"http://127.0.0.1:{port}/v1/chat/completions"],
-        capture_output=True, text=True, check=True)
+        [
+            str(BIN / "autocannon"),
+            "--json",
+            "-t",
+            "60",
+            "-c",
+            str(connections),
+            "-d",
+            str(seconds),
+            "-m",
+            "POST",
+            "-H",
+            "content-type=application/json",
+            "-b",
+            payload,
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result = json.loads(out.stdout)
     if result.get("non2xx") or result.get("errors"):
-        raise RuntimeError(f"port {port}: {result.get('non2xx')} non-2xx, "
-                           f"{result.get('errors')} errors")
+        raise RuntimeError(
+            f"port {port}: {result.get('non2xx')} non-2xx, {result.get('errors')} errors"
+        )
     return float(result["requests"]["total"]) / float(result["duration"])
 
 
@@ -169,25 +211,61 @@ def main() -> int:
         work = Path(tmp)
         write_inputs(work)
         servers: dict[str, tuple[list[str], Path | None]] = {}
-        ports = {name: free_port() for name in ("ours", "ours-no-memo", "aimock", "fakellm",
-                                               "floor")}
+        ports = {
+            name: free_port() for name in ("ours", "ours-no-memo", "aimock", "fakellm", "floor")
+        }
         scen = str(work / "scenarios")
-        servers["ours"] = ([PY, "-m", "scenarist", "llm", "--scenario", scen,
-                            "--port", str(ports["ours"])], None)
-        servers["ours-no-memo"] = ([PY, "-m", "scenarist", "llm", "--scenario", scen, "--no-memo",
-                                    "--port", str(ports["ours-no-memo"])], None)
-        servers["aimock"] = ([str(BIN / "llmock"), "-p", str(ports["aimock"]), "-f",
-                              str(work / "aimock.json"), "--chunk-size", "16", "--log-level",
-                              "silent"], None)
-        servers["fakellm"] = ([str(PEER_VENV / "bin" / "fakellm"), "serve", "--port",
-                               str(ports["fakellm"]), "--config", str(work / "fakellm.yaml")],
-                              work)
+        servers["ours"] = (
+            [PY, "-m", "scenarist", "llm", "--scenario", scen, "--port", str(ports["ours"])],
+            None,
+        )
+        servers["ours-no-memo"] = (
+            [
+                PY,
+                "-m",
+                "scenarist",
+                "llm",
+                "--scenario",
+                scen,
+                "--no-memo",
+                "--port",
+                str(ports["ours-no-memo"]),
+            ],
+            None,
+        )
+        servers["aimock"] = (
+            [
+                str(BIN / "llmock"),
+                "-p",
+                str(ports["aimock"]),
+                "-f",
+                str(work / "aimock.json"),
+                "--chunk-size",
+                "16",
+                "--log-level",
+                "silent",
+            ],
+            None,
+        )
+        servers["fakellm"] = (
+            [
+                str(PEER_VENV / "bin" / "fakellm"),
+                "serve",
+                "--port",
+                str(ports["fakellm"]),
+                "--config",
+                str(work / "fakellm.yaml"),
+            ],
+            work,
+        )
         servers["floor"] = ([PY, str(work / "floor.py"), str(ports["floor"])], None)
         with running(servers["ours"][0], ports["ours"]):
             capture_floor_bodies(work, ports["ours"])
         rates: dict[str, dict[str, float]] = {}
-        loads = {"non-streaming chat, c=32": body(SHORT_PROMPT, False),
-                 "stream 1,000 chunks, c=32": body(STREAM_PROMPT, True)}
+        loads = {
+            "non-streaming chat, c=32": body(SHORT_PROMPT, False),
+            "stream 1,000 chunks, c=32": body(STREAM_PROMPT, True),
+        }
         for name, (argv, cwd) in servers.items():
             with running(argv, ports[name], cwd):
                 for load, payload in loads.items():
@@ -206,8 +284,10 @@ def main() -> int:
                 for peer, target in targets.items():
                     ratio = by[ours] / by[peer] if by[peer] else float("inf")
                     verdict = "ok" if ratio >= target else "BELOW"
-                    print(f"{load:28s} ratio={ratio:7.2f} {ours} vs {peer} "
-                          f"(target >= {target}) {verdict}")
+                    print(
+                        f"{load:28s} ratio={ratio:7.2f} {ours} vs {peer} "
+                        f"(target >= {target}) {verdict}"
+                    )
     return 0
 
 

@@ -31,19 +31,25 @@ STREAMS = 100
 
 def scenario(name: str, prompt: str, steps: list[tuple[int, str]]) -> str:
     lines = "\n".join(f"          - [{ms}, {json.dumps(text)}]" for ms, text in steps)
-    return (f"name: {name}\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n"
-            f"        input: {json.dumps(prompt)}\n  - llmResponse:\n      - assistant:\n"
-            f"{lines}\n")
+    return (
+        f"name: {name}\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n"
+        f"        input: {json.dumps(prompt)}\n  - llmResponse:\n      - assistant:\n"
+        f"{lines}\n"
+    )
 
 
 async def one_stream(port: int, prompt: str) -> list[tuple[float, str]]:
     """POST a streaming chat request; return (arrival time, content delta) per chunk."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    body = json.dumps({"model": "m", "stream": True,
-                       "messages": [{"role": "user", "content": prompt}]}).encode()
-    writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n"
-                 b"content-type: application/json\r\nconnection: close\r\n"
-                 + f"content-length: {len(body)}\r\n\r\n".encode() + body)
+    body = json.dumps(
+        {"model": "m", "stream": True, "messages": [{"role": "user", "content": prompt}]}
+    ).encode()
+    writer.write(
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n"
+        b"content-type: application/json\r\nconnection: close\r\n"
+        + f"content-length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
     await writer.drain()
     out: list[tuple[float, str]] = []
     buf = b""
@@ -113,15 +119,17 @@ def answered(port: int, timeout: float = 30) -> float:
     raise RuntimeError(f"no answer on port {port}")
 
 
-def startup(argv: list[str], port: int, cwd: Path | None = None,
-            http_answer: bool = False) -> float:
+def startup(
+    argv: list[str], port: int, cwd: Path | None = None, http_answer: bool = False
+) -> float:
     import os
     import signal
     import subprocess
 
     start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         if http_answer:
             answered(port)
@@ -142,9 +150,20 @@ def main() -> int:
         paced = [(0 if i == 0 else GAP_MS, w) for i, w in enumerate(words)]
         (work / "s" / "paced.yaml").write_text(scenario("paced", "pace me", paced))
         (work / "s" / "load.yaml").write_text(
-            scenario("load", "load me", [(0 if i == 0 else 100, f"part{i} ") for i in range(10)]))
-        (work / "aimock.json").write_text(json.dumps({"fixtures": [
-            {"match": {"userMessage": "pace me"}, "response": {"content": "".join(words)}}]}))
+            scenario("load", "load me", [(0 if i == 0 else 100, f"part{i} ") for i in range(10)])
+        )
+        (work / "aimock.json").write_text(
+            json.dumps(
+                {
+                    "fixtures": [
+                        {
+                            "match": {"userMessage": "pace me"},
+                            "response": {"content": "".join(words)},
+                        }
+                    ]
+                }
+            )
+        )
         (work / "fakellm.yaml").write_text("version: 1\nrules: []\n")
         offsets = [i * GAP_MS for i in range(GAPS + 1)]
 
@@ -156,55 +175,109 @@ def main() -> int:
             streams = asyncio.run(many(port, "pace me", STREAMS))
         ours_err = lateness(streams, offsets)
         aport = free_port()
-        aim = [str(BIN / "llmock"), "-p", str(aport), "-f", str(work / "aimock.json"),
-               "--chunk-size", "8", "--latency", str(GAP_MS), "--log-level", "silent"]
+        aim = [
+            str(BIN / "llmock"),
+            "-p",
+            str(aport),
+            "-f",
+            str(work / "aimock.json"),
+            "--chunk-size",
+            "8",
+            "--latency",
+            str(GAP_MS),
+            "--log-level",
+            "silent",
+        ]
         with running(aim, aport):
             asyncio.run(many(aport, "pace me", 5))
             astreams = asyncio.run(many(aport, "pace me", STREAMS))
         aim_err = lateness([s[1:] if len(s) > GAPS + 1 else s for s in astreams], offsets)
-        print(f"fidelity  ours    {STREAMS} streams x {GAPS} gaps of {GAP_MS} ms: "
-              f"p50 {statistics.median(ours_err):.2f} ms  p99 {p99(ours_err):.2f} ms  "
-              f"max {max(ours_err):.2f} ms")
-        print(f"fidelity  aimock  same load (--latency {GAP_MS}): "
-              f"p50 {statistics.median(aim_err):.2f} ms  p99 {p99(aim_err):.2f} ms  "
-              f"max {max(aim_err):.2f} ms")
-        print(f"fidelity  ratio={p99(ours_err) / max(p99(aim_err), 1e-9):.2f} ours p99 / aimock "
-              f"p99 (lower is better); target p99 <= 3 ms: "
-              f"{'ok' if p99(ours_err) <= 3 else 'ABOVE'}")
+        print(
+            f"fidelity  ours    {STREAMS} streams x {GAPS} gaps of {GAP_MS} ms: "
+            f"p50 {statistics.median(ours_err):.2f} ms  p99 {p99(ours_err):.2f} ms  "
+            f"max {max(ours_err):.2f} ms"
+        )
+        print(
+            f"fidelity  aimock  same load (--latency {GAP_MS}): "
+            f"p50 {statistics.median(aim_err):.2f} ms  p99 {p99(aim_err):.2f} ms  "
+            f"max {max(aim_err):.2f} ms"
+        )
+        print(
+            f"fidelity  ratio={p99(ours_err) / max(p99(aim_err), 1e-9):.2f} ours p99 / aimock "
+            f"p99 (lower is better); target p99 <= 3 ms: "
+            f"{'ok' if p99(ours_err) <= 3 else 'ABOVE'}"
+        )
 
         # 2. start-up
-        times: dict[str, list[float]] = {"ours": [], "ours (first HTTP answer)": [],
-                                         "aimock": [], "fakellm": []}
+        times: dict[str, list[float]] = {
+            "ours": [],
+            "ours (first HTTP answer)": [],
+            "aimock": [],
+            "fakellm": [],
+        }
         for _ in range(5):
             p = free_port()
-            times["ours"].append(startup([PY, "-m", "scenarist", "llm", "--scenario",
-                                          str(work / "s"), "--port", str(p)], p))
+            times["ours"].append(
+                startup(
+                    [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(p)],
+                    p,
+                )
+            )
             p = free_port()
-            times["ours (first HTTP answer)"].append(startup(
-                [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(p)],
-                p, http_answer=True))
+            times["ours (first HTTP answer)"].append(
+                startup(
+                    [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(p)],
+                    p,
+                    http_answer=True,
+                )
+            )
             p = free_port()
-            times["aimock"].append(startup([str(BIN / "llmock"), "-p", str(p), "-f",
-                                            str(work / "aimock.json"), "--log-level",
-                                            "silent"], p))
+            times["aimock"].append(
+                startup(
+                    [
+                        str(BIN / "llmock"),
+                        "-p",
+                        str(p),
+                        "-f",
+                        str(work / "aimock.json"),
+                        "--log-level",
+                        "silent",
+                    ],
+                    p,
+                )
+            )
             p = free_port()
-            times["fakellm"].append(startup([str(PEER_VENV / "bin" / "fakellm"), "serve",
-                                             "--port", str(p), "--config",
-                                             str(work / "fakellm.yaml")], p))
+            times["fakellm"].append(
+                startup(
+                    [
+                        str(PEER_VENV / "bin" / "fakellm"),
+                        "serve",
+                        "--port",
+                        str(p),
+                        "--config",
+                        str(work / "fakellm.yaml"),
+                    ],
+                    p,
+                )
+            )
         med = {k: statistics.median(v) for k, v in times.items()}
         for name, value in med.items():
             print(f"startup   {name:24s} median {value * 1000:7.1f} ms (5 runs)")
-        print(f"startup   ratio={med['ours'] / med['aimock']:.2f} ours/aimock, "
-              f"ratio={med['ours'] / med['fakellm']:.2f} ours/fakellm (lower is better); "
-              f"target <= 0.5 s: {'ok' if med['ours'] <= 0.5 else 'ABOVE'}")
+        print(
+            f"startup   ratio={med['ours'] / med['aimock']:.2f} ours/aimock, "
+            f"ratio={med['ours'] / med['fakellm']:.2f} ours/fakellm (lower is better); "
+            f"target <= 0.5 s: {'ok' if med['ours'] <= 0.5 else 'ABOVE'}"
+        )
 
         # 3. 1,000 concurrent streams
         import subprocess
 
         port = free_port()
-        proc = subprocess.Popen([PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"),
-                                 "--port", str(port)], stdout=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             wait_port(port)
             base = rss_peak_kib(proc.pid)
@@ -219,9 +292,11 @@ def main() -> int:
 
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait()
-        print(f"load      1,000 concurrent streams: {done}/1000 complete in {took:.2f} s "
-              f"(scripted 0.9 s each); peak RSS {peak / 1024:.1f} MiB "
-              f"(idle {base / 1024:.1f} MiB)")
+        print(
+            f"load      1,000 concurrent streams: {done}/1000 complete in {took:.2f} s "
+            f"(scripted 0.9 s each); peak RSS {peak / 1024:.1f} MiB "
+            f"(idle {base / 1024:.1f} MiB)"
+        )
     return 0
 
 

@@ -140,5 +140,13 @@ def claude(url: str, prompt: str, workdir: Path, config: Path) -> subprocess.Com
     return run_agent(argv, workdir, env)
 
 
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    """A working directory for the agent and a home/config directory for it."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir()
+    home.mkdir()
+    return work, home
+
+
 def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]

@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from llm_agents import REPO, claude, codex, llm_server
+from llm_agents import REPO, claude, codex, dirs, llm_server
 
 from scenarist.llm.cli import load_scripts
 from scenarist.llm.profiles import Context, render_action
@@ -18,16 +18,9 @@ from scenarist.llm.profiles import Context, render_action
 EXAMPLES = REPO / "examples"
 
 
-def _dirs(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "work", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    return work, home
-
-
 @pytest.mark.real_agent
 def test_hello_codex_with_codex(tmp_path: Path) -> None:
-    work, home = _dirs(tmp_path)
+    work, home = dirs(tmp_path)
     with llm_server(
         "--scenario", str(EXAMPLES / "hello-codex.yaml"), "--scenario-speed", "0.01"
     ) as srv:
@@ -48,7 +41,7 @@ def test_hello_codex_with_codex(tmp_path: Path) -> None:
 
 @pytest.mark.real_agent
 def test_claude_write_edit_with_claude_code(tmp_path: Path) -> None:
-    work, config = _dirs(tmp_path)
+    work, config = dirs(tmp_path)
     with llm_server(
         "--scenario", str(EXAMPLES / "claude-write-edit.yaml"), "--scenario-speed", "0.01"
     ) as srv:

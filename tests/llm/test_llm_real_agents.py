@@ -7,18 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import SCENARIOS, claude, codex, jsonl, llm_server
+from llm_agents import SCENARIOS, claude, codex, dirs, jsonl, llm_server
 
 pytestmark = pytest.mark.real_agent
 
 TODO_AFTER = "# Todo\n- greet\n- wave back\n- smile\n"
-
-
-def _dirs(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "work", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    return work, home
 
 
 def _all_streamed(journal: list[dict[str, Any]], turns: int) -> None:
@@ -28,7 +21,7 @@ def _all_streamed(journal: list[dict[str, Any]], turns: int) -> None:
 
 
 def test_codex_runs_a_shell_command_and_patches(tmp_path: Path) -> None:
-    work, home = _dirs(tmp_path)
+    work, home = dirs(tmp_path)
     with llm_server(
         "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
     ) as srv:
@@ -48,7 +41,7 @@ def test_codex_runs_a_shell_command_and_patches(tmp_path: Path) -> None:
 
 
 def test_codex_without_apply_patch_edits_through_the_shell(tmp_path: Path) -> None:
-    work, home = _dirs(tmp_path)
+    work, home = dirs(tmp_path)
     with llm_server(
         "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
     ) as srv:
@@ -63,7 +56,7 @@ def test_codex_without_apply_patch_edits_through_the_shell(tmp_path: Path) -> No
 
 
 def test_claude_code_runs_bash_write_and_edit(tmp_path: Path) -> None:
-    work, config = _dirs(tmp_path)
+    work, config = dirs(tmp_path)
     with llm_server(
         "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
     ) as srv:
@@ -81,7 +74,7 @@ def test_claude_code_runs_bash_write_and_edit(tmp_path: Path) -> None:
 
 
 def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> None:
-    work, config = _dirs(tmp_path)
+    work, config = dirs(tmp_path)
     with llm_server(
         "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
     ) as srv:
