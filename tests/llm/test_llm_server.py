@@ -372,3 +372,14 @@ def test_virtual_clock_makes_long_scenarios_instant(serve: Any) -> None:
     started = time.monotonic()
     assert text_of(post(srv, "/v1/chat/completions", chat("take your time"))) == "ten minutes later"
     assert time.monotonic() - started < 60  # liveness only: the virtual ten minutes pass at once
+
+
+def test_several_server_processes_agree(serve: Any) -> None:
+    """A conversation may hop between servers (restarts, replicas): no per-server cursor."""
+    one, two = serve([ALPHA, BETA], speed=0.01), serve([ALPHA, BETA], speed=0.01)
+    first = post(one, "/v1/chat/completions", chat("build the alpha module"))
+    call = first.json()["choices"][0]["message"]["tool_calls"][0]["id"]
+    second = post(two, "/v1/chat/completions", chat("build the alpha module", *tool_round(call)))
+    assert text_of(second) == "Alpha is built."
+    again = post(one, "/v1/chat/completions", chat("build the alpha module", *tool_round(call)))
+    assert text_of(again) == "Alpha is built."
