@@ -103,7 +103,6 @@ def beats_of(timeline_or_beats: HasBeats[B] | Iterable[B]) -> tuple[B, ...]:
     return items
 
 
-
 def iter_cues_sync(timeline_or_beats: HasBeats[B] | Iterable[B], *, clock: Clock | None = None,
                    speed: float = 1.0, origin_ms: float = 0.0) -> Iterator[Cue[B]]:
     """Blocking playback for code without an event loop, on the same absolute schedule."""
