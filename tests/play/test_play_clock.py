@@ -135,3 +135,27 @@ def test_synchronous_use_does_not_import_asyncio() -> None:
             "VirtualClock; list(iter_sync([], clock=RealClock())); print('asyncio' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_virtual_time_holds_while_a_queue_consumer_works() -> None:
+    """Producer plays beats into a queue; a consumer takes 5 virtual ms per item. Time only
+    moves when both are asleep, so every reading is exact."""
+    clock = VirtualClock()
+    queue: asyncio.Queue[Beat | None] = asyncio.Queue()
+    done: list[tuple[str, float, float]] = []
+
+    async def produce() -> None:
+        async for beat in Player([Beat(t, f"b{i}") for i, t in enumerate([0, 2, 20])], clock=clock):
+            await queue.put(beat)
+        await queue.put(None)
+
+    async def consume() -> None:
+        while (beat := await queue.get()) is not None:
+            started = clock.now_ms()
+            for _ in range(20):  # plenty of loop turns that are not sleeps on the clock
+                await asyncio.sleep(0)
+            await clock.sleep_until(started + 5)
+            done.append((beat.kind, started, clock.now_ms()))
+
+    await asyncio.gather(produce(), consume())
+    assert done == [("b0", 0, 5), ("b1", 5, 10), ("b2", 20, 25)]
