@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 TOKEN = "bench-token-0123456789"
@@ -127,7 +128,7 @@ async def receive_until_exit(ws: ClientConnection, agent: str) -> tuple[int, int
     """(stdout bytes received, bytes reported skipped) until the agent's exit frame."""
     got = skipped = 0
     while True:
-        msg = json.loads(await ws.recv())
+        msg = orjson.loads(await ws.recv(decode=False))  # the client's own choice of parser
         kind = msg["type"]
         if kind == "stdout" and msg["agent"] == agent:
             got += len(msg["data"])  # ASCII: characters are bytes
