@@ -87,7 +87,7 @@ async def test_frames_larger_than_the_limit_close_the_connection_1009() -> None:
 
 
 async def test_message_rate_is_limited_then_the_connection_is_closed_1008() -> None:
-    limits = Limits(rate_per_s=1.0, rate_burst=3, rate_strikes=5, kill_grace_s=1.0)
+    limits = Limits(rate_per_s=0.01, rate_burst=3, rate_strikes=5, kill_grace_s=1.0)
     async with running_hub(make_config(agent("echo"), limits=limits)) as hub, client(hub) as c:
         for _ in range(3 + 5):
             await c.send(type="subscribe", agent="echo")
