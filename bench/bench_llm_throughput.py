@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+
+from scenarist.llm.process import run_server, stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "bench" / "llm"
@@ -79,20 +79,23 @@ def wait_port(port: int, timeout: float = 30) -> float:
 
 
 @contextmanager
-def running(argv: list[str], port: int, cwd: Path | None = None) -> Iterator[None]:
+def ours(scenarios: Path, *flags: str) -> Iterator[int]:
+    """``scenarist llm`` on a free port (the project's one subprocess helper); its port."""
+    with run_server(scenarios, *flags) as server:
+        yield server.port
+
+
+@contextmanager
+def peer(argv: list[str], port: int, cwd: Path | None = None) -> Iterator[int]:
+    """A peer server that announces nothing: started, waited for on ``port``, stopped."""
     proc = subprocess.Popen(
         argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
     try:
         wait_port(port)
-        yield
+        yield port
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_group(proc)
 
 
 def write_inputs(work: Path) -> None:
@@ -210,82 +213,68 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         write_inputs(work)
-        servers: dict[str, tuple[list[str], Path | None]] = {}
-        ports = {
-            name: free_port() for name in ("ours", "ours-no-memo", "aimock", "fakellm", "floor")
+        scen = work / "scenarios"
+        ports = {name: free_port() for name in ("aimock", "fakellm", "floor")}
+        servers: dict[str, Callable[[], AbstractContextManager[int]]] = {
+            "ours": lambda: ours(scen),
+            "ours-no-memo": lambda: ours(scen, "--no-memo"),
+            "aimock": lambda: peer(
+                [
+                    str(BIN / "llmock"),
+                    "-p",
+                    str(ports["aimock"]),
+                    "-f",
+                    str(work / "aimock.json"),
+                    "--chunk-size",
+                    "16",
+                    "--log-level",
+                    "silent",
+                ],
+                ports["aimock"],
+            ),
+            "fakellm": lambda: peer(
+                [
+                    str(PEER_VENV / "bin" / "fakellm"),
+                    "serve",
+                    "--port",
+                    str(ports["fakellm"]),
+                    "--config",
+                    str(work / "fakellm.yaml"),
+                ],
+                ports["fakellm"],
+                cwd=work,
+            ),
+            "floor": lambda: peer(
+                [PY, str(work / "floor.py"), str(ports["floor"])], ports["floor"]
+            ),
         }
-        scen = str(work / "scenarios")
-        servers["ours"] = (
-            [PY, "-m", "scenarist", "llm", "--scenario", scen, "--port", str(ports["ours"])],
-            None,
-        )
-        servers["ours-no-memo"] = (
-            [
-                PY,
-                "-m",
-                "scenarist",
-                "llm",
-                "--scenario",
-                scen,
-                "--no-memo",
-                "--port",
-                str(ports["ours-no-memo"]),
-            ],
-            None,
-        )
-        servers["aimock"] = (
-            [
-                str(BIN / "llmock"),
-                "-p",
-                str(ports["aimock"]),
-                "-f",
-                str(work / "aimock.json"),
-                "--chunk-size",
-                "16",
-                "--log-level",
-                "silent",
-            ],
-            None,
-        )
-        servers["fakellm"] = (
-            [
-                str(PEER_VENV / "bin" / "fakellm"),
-                "serve",
-                "--port",
-                str(ports["fakellm"]),
-                "--config",
-                str(work / "fakellm.yaml"),
-            ],
-            work,
-        )
-        servers["floor"] = ([PY, str(work / "floor.py"), str(ports["floor"])], None)
-        with running(servers["ours"][0], ports["ours"]):
-            capture_floor_bodies(work, ports["ours"])
+        with ours(scen) as port:
+            capture_floor_bodies(work, port)
         rates: dict[str, dict[str, float]] = {}
         loads = {
             "non-streaming chat, c=32": body(SHORT_PROMPT, False),
             "stream 1,000 chunks, c=32": body(STREAM_PROMPT, True),
         }
-        for name, (argv, cwd) in servers.items():
-            with running(argv, ports[name], cwd):
+        for name, start in servers.items():
+            with start() as port:
                 for load, payload in loads.items():
                     slow = name == "fakellm" and "stream" in load
                     if not slow:
-                        autocannon(ports[name], payload, 1, args.connections)  # warm up
+                        autocannon(port, payload, 1, args.connections)  # warm up
                     # fakellm sleeps 10 ms per chunk: a stream takes 10 s, so give it longer
                     secs = max(args.seconds, 25) if slow else args.seconds
-                    rate = autocannon(ports[name], payload, secs, args.connections)
+                    rate = autocannon(port, payload, secs, args.connections)
                     rates.setdefault(load, {})[name] = rate
                     print(f"{load:28s} {name:14s} {rate:10.1f} req/s", flush=True)
         print()
         targets = {"aimock": 1.0, "fakellm": 2.0, "floor": 0.6}
         for load, by in rates.items():
-            for ours in ("ours", "ours-no-memo"):
-                for peer, target in targets.items():
-                    ratio = by[ours] / by[peer] if by[peer] else float("inf")
+            for mine in ("ours", "ours-no-memo"):
+                for other, target in targets.items():
+                    ratio = by[mine] / by[other] if by[other] else float("inf")
                     verdict = "ok" if ratio >= target else "BELOW"
                     print(
-                        f"{load:28s} ratio={ratio:7.2f} {ours} vs {peer} "
+                        f"{load:28s} ratio={ratio:7.2f} {mine} vs {other} "
                         f"(target >= {target}) {verdict}"
                     )
     return 0

@@ -22,7 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_llm_throughput import BIN, PEER_VENV, PY, ensure_tools, free_port, running, wait_port
+from bench_llm_throughput import BIN, PEER_VENV, PY, ensure_tools, free_port, peer, wait_port
+
+from scenarist.llm.process import run_server, stop_group
 
 GAP_MS = 50
 GAPS = 20
@@ -122,8 +124,6 @@ def answered(port: int, timeout: float = 30) -> float:
 def startup(
     argv: list[str], port: int, cwd: Path | None = None, http_answer: bool = False
 ) -> float:
-    import os
-    import signal
     import subprocess
 
     start = time.monotonic()
@@ -137,8 +137,7 @@ def startup(
             wait_port(port)
         return time.monotonic() - start
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait()
+        stop_group(proc)
 
 
 def main() -> int:
@@ -168,11 +167,9 @@ def main() -> int:
         offsets = [i * GAP_MS for i in range(GAPS + 1)]
 
         # 1. fidelity
-        port = free_port()
-        ours = [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(port)]
-        with running(ours, port):
-            asyncio.run(many(port, "pace me", 5))  # warm up
-            streams = asyncio.run(many(port, "pace me", STREAMS))
+        with run_server(work / "s") as server:
+            asyncio.run(many(server.port, "pace me", 5))  # warm up
+            streams = asyncio.run(many(server.port, "pace me", STREAMS))
         ours_err = lateness(streams, offsets)
         aport = free_port()
         aim = [
@@ -188,7 +185,7 @@ def main() -> int:
             "--log-level",
             "silent",
         ]
-        with running(aim, aport):
+        with peer(aim, aport):
             asyncio.run(many(aport, "pace me", 5))
             astreams = asyncio.run(many(aport, "pace me", STREAMS))
         aim_err = lateness([s[1:] if len(s) > GAPS + 1 else s for s in astreams], offsets)
@@ -270,28 +267,13 @@ def main() -> int:
         )
 
         # 3. 1,000 concurrent streams
-        import subprocess
-
-        port = free_port()
-        proc = subprocess.Popen(
-            [PY, "-m", "scenarist", "llm", "--scenario", str(work / "s"), "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            wait_port(port)
-            base = rss_peak_kib(proc.pid)
+        with run_server(work / "s") as server:
+            base = rss_peak_kib(server.pid)
             started = time.monotonic()
-            results = asyncio.run(many(port, "load me", 1000))
+            results = asyncio.run(many(server.port, "load me", 1000))
             took = time.monotonic() - started
             done = sum(1 for r in results if len(r) == 10)
-            peak = rss_peak_kib(proc.pid)
-        finally:
-            import os
-            import signal
-
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait()
+            peak = rss_peak_kib(server.pid)
         print(
             f"load      1,000 concurrent streams: {done}/1000 complete in {took:.2f} s "
             f"(scripted 0.9 s each); peak RSS {peak / 1024:.1f} MiB "

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -112,29 +110,14 @@ def user_prompts(path: Path) -> list[str]:
 @contextmanager
 def mock_model_api(scenario: Path, workspace: Path, speed: float) -> Iterator[str]:
     """Run ``scenarist llm`` in its own process group; yield its base URL; always stop it."""
-    cmd = [sys.executable, "-m", "scenarist", "llm", "--scenario", str(scenario), "--port", "0",
-           "--workspace", str(workspace), "--scenario-speed", str(speed)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    from scenarist.llm.process import ServerStartError, run_server
+
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if not line.startswith("listening on "):
-            proc.wait(timeout=10)
-            err = proc.stderr.read() if proc.stderr else ""
-            raise DemoError(f"the mock model API did not start:\n{err.strip() or line}")
-        yield line.removeprefix("listening on ").strip()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+        server = run_server(scenario, "--scenario-speed", str(speed), workspace=workspace)
+        with server as running:
+            yield running.base_url
+    except ServerStartError as exc:
+        raise DemoError(f"the mock model API did not start:\n{exc.stderr or exc}") from None
 
 
 class Agent:

@@ -12,17 +12,23 @@ Fixtures for tests of code that calls a model:
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-STARTUP_TIMEOUT_S = 60.0
+from scenarist.llm.process import (
+    STARTUP_TIMEOUT_S,
+    RunningServer,
+    ServerStartError,
+    start_server,
+    stop_group,
+)
+
+__all__ = ["ServerStartError", "start_llm_server", "stop_process"]
+
+_started: dict[int, RunningServer] = {}  # pid -> server, so stop_process also closes its pipes
 
 
 @pytest.fixture
@@ -36,73 +42,36 @@ def fake_model() -> Callable[..., Any]:
     return make
 
 
-class ServerStartError(RuntimeError):
-    """The mock model server did not say where it listens."""
-
-
 def start_llm_server(scenario: str | os.PathLike[str], *args: str,
                      timeout_s: float = STARTUP_TIMEOUT_S) -> tuple[subprocess.Popen[str], str]:
-    """Start ``scenarist llm --scenario PATH --port 0 ARGS...``; return it and its base URL."""
-    cmd = [sys.executable, "-m", "scenarist", "llm", "--scenario", str(Path(scenario)),
-           "--port", "0", *args]
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    found: list[str] = []
-    errors: list[str] = []
-    ready = threading.Event()
-
-    def read_stdout() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if not found and line.startswith("listening on "):
-                found.append(line.removeprefix("listening on ").strip())
-                ready.set()
-        ready.set()
-
-    def drain_stderr() -> None:  # never let a full pipe block the server
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            errors.append(line)
-            del errors[:-200]
-
-    readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, drain_stderr)]
-    for reader in readers:
-        reader.start()
-    if not ready.wait(timeout_s) or not found:
-        stop_process(proc)
-        for reader in readers:
-            reader.join(5)
-        raise ServerStartError(
-            f"`{' '.join(cmd)}` did not print 'listening on URL' (exit code "
-            f"{proc.returncode}, waited up to {timeout_s:.0f} s); its stderr:\n{''.join(errors).strip()}")
-    return proc, found[0]
+    """Start ``scenarist llm --scenario PATH --port 0 ARGS...``; return it and its base URL
+    (:func:`scenarist.llm.process.start_server` underneath; stop it with :func:`stop_process`)."""
+    server = start_server(scenario, *args, timeout_s=timeout_s)
+    _started[server.pid] = server
+    return server.process, server.base_url
 
 
 def stop_process(proc: subprocess.Popen[str], grace_s: float = 10.0) -> None:
     """SIGTERM the process group, then SIGKILL it if it has not exited within ``grace_s``."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        except ProcessLookupError:
-            proc.wait()
+    server = _started.pop(proc.pid, None)
+    if server is not None and server.process is proc:
+        server.stop(grace_s)
+    else:
+        stop_group(proc, grace_s)
 
 
 @pytest.fixture
 def scenarist_llm() -> Iterator[Callable[..., str]]:
     """``scenarist_llm(scenario, *cli_args)`` → base URL of a running mock model server."""
-    running: list[subprocess.Popen[str]] = []
+    running: list[RunningServer] = []
 
     def start(scenario: str | os.PathLike[str], *args: str) -> str:
-        proc, url = start_llm_server(scenario, *args)
-        running.append(proc)
-        return url
+        server = start_server(scenario, *args)
+        running.append(server)
+        return server.base_url
 
     try:
         yield start
     finally:
-        for proc in running:
-            stop_process(proc)
+        for server in running:
+            server.stop()

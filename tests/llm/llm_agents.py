@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
+from scenarist.llm.process import stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "tests" / "node" / "node_modules" / ".bin"
@@ -26,45 +22,7 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 def kill_group(proc: subprocess.Popen[Any]) -> None:
     """Stop ``proc`` and everything in its process group."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
-    with suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
-
-
-@dataclass
-class LlmServer:
-    url: str
-    proc: subprocess.Popen[str]
-
-    def journal(self) -> list[dict[str, Any]]:
-        return list(httpx.get(f"{self.url}/_scenarist/journal", timeout=10).json()["requests"])
-
-
-@contextmanager
-def llm_server(*args: str) -> Iterator[LlmServer]:
-    """``scenarist llm --port 0 ARGS`` as a subprocess; yields once it is listening."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scenarist", "llm", "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if not line.startswith("listening on http://"):
-            err = proc.stderr.read() if proc.stderr else ""
-            raise RuntimeError(f"scenarist llm did not start: {line!r} {err}")
-        yield LlmServer(line.split("listening on ", 1)[1].strip(), proc)
-    finally:
-        kill_group(proc)
+    stop_group(proc)
 
 
 def run_agent(

@@ -9,19 +9,21 @@ from pathlib import Path
 
 import httpx
 import pytest
-from llm_agents import SCENARIOS, kill_group, llm_server
+from llm_agents import SCENARIOS, kill_group
+
+from scenarist.llm.process import run_server
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_listens_on_a_free_port_and_stops_cleanly(sig: signal.Signals) -> None:
-    with llm_server("--scenario", str(SCENARIOS)) as srv:
-        assert srv.url.startswith("http://127.0.0.1:") and not srv.url.endswith(":0")
-        health = httpx.get(f"{srv.url}/health", timeout=10).json()
+    with run_server(SCENARIOS) as srv:
+        assert srv.base_url.startswith("http://127.0.0.1:") and not srv.base_url.endswith(":0")
+        health = httpx.get(f"{srv.base_url}/health", timeout=10).json()
         assert health["scenarios"] == ["generated_edit", "shell_and_patch"]
-        srv.proc.send_signal(sig)
-        assert srv.proc.wait(timeout=20) == 0
-        assert srv.proc.stderr is not None
-        assert "Traceback" not in srv.proc.stderr.read()
+        srv.process.send_signal(sig)
+        assert srv.process.wait(timeout=20) == 0
+        assert srv.stop() == 0
+        assert "Traceback" not in srv.stderr
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -50,8 +52,8 @@ def test_bad_scenario_is_reported_without_traceback(tmp_path: Path) -> None:
 
 
 def test_port_in_use_and_usage_errors() -> None:
-    with llm_server("--scenario", str(SCENARIOS)) as srv:
-        port = srv.url.rsplit(":", 1)[1]
+    with run_server(SCENARIOS) as srv:
+        port = srv.base_url.rsplit(":", 1)[1]
         taken = _run("--scenario", str(SCENARIOS), "--port", port)
         assert taken.returncode == 1 and "--port" in taken.stderr
     usage = _run("--port", "0")

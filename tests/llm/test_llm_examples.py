@@ -10,9 +10,10 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from llm_agents import REPO, claude, codex, dirs, llm_server
+from llm_agents import REPO, claude, codex, dirs
 
 from scenarist.llm.cli import load_scripts
+from scenarist.llm.process import run_server
 from scenarist.llm.profiles import Context, render_action
 
 EXAMPLES = REPO / "examples"
@@ -21,10 +22,10 @@ EXAMPLES = REPO / "examples"
 @pytest.mark.real_agent
 def test_hello_codex_with_codex(tmp_path: Path) -> None:
     work, home = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(EXAMPLES / "hello-codex.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
-        result = codex(srv.url, "Create hello.py that prints a greeting, then run it", work, home)
+    with run_server(EXAMPLES / "hello-codex.yaml", "--scenario-speed", "0.01") as srv:
+        result = codex(
+            srv.base_url, "Create hello.py that prints a greeting, then run it", work, home
+        )
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     assert (work / "hello.py").read_text() == 'print("hello from scenarist")\n'
@@ -42,11 +43,9 @@ def test_hello_codex_with_codex(tmp_path: Path) -> None:
 @pytest.mark.real_agent
 def test_claude_write_edit_with_claude_code(tmp_path: Path) -> None:
     work, config = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(EXAMPLES / "claude-write-edit.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
+    with run_server(EXAMPLES / "claude-write-edit.yaml", "--scenario-speed", "0.01") as srv:
         result = claude(
-            srv.url, "Start a todo list in notes/todo.md, then add a line to it", work, config
+            srv.base_url, "Start a todo list in notes/todo.md, then add a line to it", work, config
         )
         journal = srv.journal()
     assert result.returncode == 0, result.stderr

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import SCENARIOS, claude, codex, dirs, jsonl, llm_server
+from llm_agents import SCENARIOS, claude, codex, dirs, jsonl
+
+from scenarist.llm.process import run_server
 
 pytestmark = pytest.mark.real_agent
 
@@ -22,10 +24,8 @@ def _all_streamed(journal: list[dict[str, Any]], turns: int) -> None:
 
 def test_codex_runs_a_shell_command_and_patches(tmp_path: Path) -> None:
     work, home = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
-        result = codex(srv.url, "Create the greeting files", work, home)
+    with run_server(SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
+        result = codex(srv.base_url, "Create the greeting files", work, home)
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
@@ -42,10 +42,8 @@ def test_codex_runs_a_shell_command_and_patches(tmp_path: Path) -> None:
 
 def test_codex_without_apply_patch_edits_through_the_shell(tmp_path: Path) -> None:
     work, home = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
-        result = codex(srv.url, "Grow the report", work, home, model="mock-model")
+    with run_server(SCENARIOS / "generated_edit.yaml", "--scenario-speed", "0.01") as srv:
+        result = codex(srv.base_url, "Grow the report", work, home, model="mock-model")
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     lines = (work / "report.txt").read_text().splitlines()
@@ -57,10 +55,8 @@ def test_codex_without_apply_patch_edits_through_the_shell(tmp_path: Path) -> No
 
 def test_claude_code_runs_bash_write_and_edit(tmp_path: Path) -> None:
     work, config = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(SCENARIOS / "shell_and_patch.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
-        result = claude(srv.url, "Create the greeting files", work, config)
+    with run_server(SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
+        result = claude(srv.base_url, "Create the greeting files", work, config)
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
@@ -75,10 +71,8 @@ def test_claude_code_runs_bash_write_and_edit(tmp_path: Path) -> None:
 
 def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> None:
     work, config = dirs(tmp_path)
-    with llm_server(
-        "--scenario", str(SCENARIOS / "generated_edit.yaml"), "--scenario-speed", "0.01"
-    ) as srv:
-        result = claude(srv.url, "Grow the report", work, config)
+    with run_server(SCENARIOS / "generated_edit.yaml", "--scenario-speed", "0.01") as srv:
+        result = claude(srv.base_url, "Grow the report", work, config)
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     assert len((work / "report.txt").read_text().splitlines()) == 3

@@ -1,0 +1,222 @@
+"""Run ``scenarist llm`` as a subprocess: start it on a free port, learn its URL, always stop it.
+
+The one way the project starts the mock model server out of process (the pytest fixture,
+``scenarist demo``, the test helpers and the benchmarks). It only spawns and reads pipes, so
+it imports no web framework: a caller pays for Starlette/uvicorn only in the child.
+
+The child runs in its own process group; stopping sends SIGTERM to the group, then SIGKILL
+if it has not gone within the grace period, and closes the pipes. Both pipes are drained by
+daemon threads for the child's whole life, so a chatty server never blocks on a full pipe.
+
+    with run_server("scenario.yaml", "--strict", workspace=tmp) as server:
+        client = openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="x")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "STARTUP_TIMEOUT_S",
+    "RunningServer",
+    "ServerStartError",
+    "run_server",
+    "server_argv",
+    "start_server",
+    "stop_group",
+]
+
+STARTUP_TIMEOUT_S = 60.0
+STOP_GRACE_S = 10.0
+_STDERR_LINES = 200  # the tail of the child's stderr that is kept for error messages
+_READY = "listening on "
+
+PathArg = str | os.PathLike[str]
+
+
+class ServerStartError(RuntimeError):
+    """The server did not say where it listens; ``stderr`` is what it wrote."""
+
+    def __init__(self, message: str, *, stderr: str = "", returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.stderr = stderr
+        self.returncode = returncode
+
+
+@dataclass
+class RunningServer:
+    """A started ``scenarist llm`` child process and where it listens."""
+
+    base_url: str  # http://HOST:PORT, no trailing slash
+    process: subprocess.Popen[str]
+    argv: tuple[str, ...]
+    _stderr: list[str] = field(default_factory=list, repr=False)
+    _readers: list[threading.Thread] = field(default_factory=list, repr=False)
+
+    @property
+    def pid(self) -> int:
+        """The child's pid, which is also its process group id."""
+        return self.process.pid
+
+    @property
+    def port(self) -> int:
+        return int(self.base_url.rsplit(":", 1)[1])
+
+    @property
+    def stderr(self) -> str:
+        """What the server wrote to stderr so far (its last 200 lines)."""
+        return "".join(self._stderr)
+
+    def journal(self, timeout_s: float = 10.0) -> list[dict[str, Any]]:
+        """The server's request journal (``GET /_scenarist/journal``)."""
+        import urllib.request  # here: most callers never read the journal this way
+
+        url = f"{self.base_url}/_scenarist/journal"
+        with urllib.request.urlopen(url, timeout=timeout_s) as resp:
+            requests: list[dict[str, Any]] = json.load(resp)["requests"]
+        return requests
+
+    def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
+        """Stop the process group (SIGTERM, then SIGKILL after ``grace_s``), close the pipes;
+        the exit code. Safe to call more than once."""
+        stop_group(self.process, grace_s)
+        _close(self.process, self._readers)
+        return self.process.returncode
+
+
+def server_argv(
+    scenarios: PathArg | Sequence[PathArg],
+    *args: str,
+    workspace: PathArg | None = None,
+    port: int = 0,
+    python: str | None = None,
+) -> list[str]:
+    """``python -m scenarist llm --scenario ... --port PORT [--workspace DIR] ARGS``."""
+    paths = [scenarios] if isinstance(scenarios, str | os.PathLike) else list(scenarios)
+    argv = [python or sys.executable, "-m", "scenarist", "llm"]
+    for path in paths:
+        argv += ["--scenario", str(Path(path))]
+    argv += ["--port", str(port)]
+    if workspace is not None:
+        argv += ["--workspace", str(Path(workspace))]
+    return argv + list(args)
+
+
+def start_server(
+    scenarios: PathArg | Sequence[PathArg],
+    *args: str,
+    workspace: PathArg | None = None,
+    timeout_s: float = STARTUP_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
+    cwd: PathArg | None = None,
+) -> RunningServer:
+    """Start the server on a free loopback port; return once it printed its URL.
+
+    ``args`` are further ``scenarist llm`` flags. Raises :class:`ServerStartError` with the
+    child's stderr (e.g. a scenario's file:line error) if it exits or stays silent for
+    ``timeout_s``; the child is stopped by then. Call :meth:`RunningServer.stop` afterwards,
+    or use :func:`run_server`.
+    """
+    argv = server_argv(scenarios, *args, workspace=workspace)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=None if env is None else {**os.environ, **env},
+        cwd=cwd,
+    )
+    found: list[str] = []
+    errors: list[str] = []
+    ready = threading.Event()
+
+    def read_stdout() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # keeps draining after the URL line
+            if not found and line.startswith(_READY):
+                found.append(line.removeprefix(_READY).strip())
+                ready.set()
+        ready.set()  # EOF: the child has exited (or closed stdout) without a URL
+
+    def drain_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            errors.append(line)
+            del errors[:-_STDERR_LINES]
+
+    readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, drain_stderr)]
+    for reader in readers:
+        reader.start()
+    if not ready.wait(timeout_s) or not found:
+        silent = not found and proc.poll() is None
+        stop_group(proc)
+        _close(proc, readers)
+        stderr = "".join(errors).strip()
+        why = f"printed nothing within {timeout_s:g} s" if silent else "exited"
+        raise ServerStartError(
+            f"`{' '.join(argv)}` did not print 'listening on URL' (it {why}; exit code "
+            f"{proc.returncode}); its stderr:\n{stderr or '(empty)'}",
+            stderr=stderr,
+            returncode=proc.returncode,
+        )
+    return RunningServer(found[0], proc, tuple(argv), errors, readers)
+
+
+@contextmanager
+def run_server(
+    scenarios: PathArg | Sequence[PathArg],
+    *args: str,
+    workspace: PathArg | None = None,
+    timeout_s: float = STARTUP_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
+    cwd: PathArg | None = None,
+) -> Iterator[RunningServer]:
+    """:func:`start_server` as a context manager: the process group is stopped when the block
+    ends, also when it raises."""
+    server = start_server(
+        scenarios, *args, workspace=workspace, timeout_s=timeout_s, env=env, cwd=cwd
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def stop_group(proc: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> None:
+    """SIGTERM ``proc``'s process group, SIGKILL it if it has not exited within ``grace_s``.
+
+    ``proc`` must lead its own group (``start_new_session=True``). Anything left in the group
+    after the leader exits (a child that ignored SIGTERM) is killed too."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        except ProcessLookupError:
+            proc.wait()
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers of the group, if any
+
+
+def _close(proc: subprocess.Popen[Any], readers: Sequence[threading.Thread]) -> None:
+    for reader in readers:
+        reader.join(5)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            with suppress(OSError):
+                pipe.close()
