@@ -1,0 +1,57 @@
+"""Exact k-nearest strings by Levenshtein distance, fast for many thousand candidates.
+
+:class:`NearestStrings` answers "which ``k`` of these strings are nearest to ``query``, and
+at what distance" exactly, ties going to the smaller position. Selection
+(:mod:`scenarist.scenario.select`) uses it over scenario prompts.
+
+A small set (fewer than :data:`LARGE` strings) is simply scanned with rapidfuzz: that costs
+about a microsecond per string. A large set is searched with lower bounds
+(:mod:`scenarist.scenario.bag_index`), built on the first query so that constructing an
+index stays cheap and numpy is imported only by programs that need it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+if TYPE_CHECKING:
+    from scenarist.scenario.bag_index import BagIndex
+
+__all__ = ["LARGE", "NearestStrings"]
+
+LARGE = 2048  # from this many strings on, search with bounds (a scan costs ~2 ms by then)
+
+
+class NearestStrings:
+    """Strings prepared for repeated exact nearest-neighbour queries."""
+
+    def __init__(self, strings: Sequence[str]) -> None:
+        self.strings: tuple[str, ...] = tuple(strings)
+        self._bags: BagIndex | None = None
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def nearest(self, query: str, k: int) -> list[tuple[int, int]]:
+        """The ``k`` nearest strings to ``query`` as ``(distance, position)``, sorted by
+        distance, then position."""
+        if k <= 0 or not self.strings:
+            return []
+        if len(self.strings) < LARGE or k * 8 >= len(self.strings):
+            return scan(query, self.strings, k)
+        if self._bags is None:
+            from scenarist.scenario.bag_index import BagIndex
+
+            self._bags = BagIndex(self.strings)
+        return self._bags.nearest(query, k)
+
+
+def scan(query: str, strings: Sequence[str], k: int) -> list[tuple[int, int]]:
+    """The ``k`` nearest by one plain pass over ``strings`` (the reference answer)."""
+    found = process.extract(query, strings, scorer=Levenshtein.distance, limit=None)
+    return heapq.nsmallest(k, ((int(d), j) for _, d, j in found))
