@@ -55,9 +55,11 @@ def test_group_is_stopped_when_the_block_raises() -> None:
 def test_a_server_that_does_not_start_raises_with_its_stderr(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\ntimeline:\n  - llmResponse: 3\n")
-    with pytest.raises(ServerStartError, match="did not print") as info:
-        with run_server(bad, workspace=tmp_path):
-            pytest.fail("the block must not run")
+    with (
+        pytest.raises(ServerStartError, match="did not print") as info,
+        run_server(bad, workspace=tmp_path),
+    ):
+        pytest.fail("the block must not run")
     assert f"{bad}:3:" in str(info.value) and f"{bad}:3:" in info.value.stderr
     assert info.value.returncode == 1 and "it exited" in str(info.value)
 

@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,8 +49,9 @@ from scenarist.llm.selection import SelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
 from scenarist.wire import Api as WireApi
+from scenarist.wire.sse import Frame
 
-try:  # orjson parses request bodies several times faster; the stdlib is the fallback
+try:  # orjson parses and encodes several times faster; the stdlib is the fallback
     import orjson
 
     def _loads(data: bytes) -> Any:
@@ -59,6 +60,19 @@ try:  # orjson parses request bodies several times faster; the stdlib is the fal
     def _dumps(obj: Any) -> bytes:
         return orjson.dumps(obj)
 
+    def _frame_bytes(frame: Frame) -> bytes:
+        """``frame.encode()``, byte for byte (a test holds them equal), with orjson doing the
+        JSON: the stdlib encoder was most of the cost of an unmemoised stream."""
+        if isinstance(frame.data, str):
+            return frame.encode()
+        try:
+            data = orjson.dumps(frame.data)
+        except TypeError:  # something orjson will not encode (e.g. a non-str key)
+            return frame.encode()
+        if frame.event is None:
+            return b"data: " + data + b"\n\n"
+        return b"event: " + frame.event.encode() + b"\ndata: " + data + b"\n\n"
+
 except ImportError:  # pragma: no cover - depends on the environment
 
     def _loads(data: bytes) -> Any:
@@ -66,6 +80,9 @@ except ImportError:  # pragma: no cover - depends on the environment
 
     def _dumps(obj: Any) -> bytes:
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def _frame_bytes(frame: Frame) -> bytes:
+        return frame.encode()
 
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
@@ -90,6 +107,7 @@ class Options:
     body_limit: int = DEFAULT_BODY_LIMIT
     clock: Clock = field(default_factory=RealClock)
     memoize: bool = True  # reuse encoded answers of turns that read no files
+    wall: Callable[[], float] = time.time  # the wall clock: journal times, ``created``
 
 
 @dataclass(slots=True)
@@ -113,7 +131,7 @@ class MockModelServer:
         self.selector = Selector(self.scripts)
         self.options = options or Options()
         self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
-        self._served_errors: set[tuple[str, str, int]] = set()
+        self._served_errors: set[tuple[int, str, int]] = set()
         self._seq = 0
         self.active_streams = 0
         self._memo: dict[tuple[Any, ...], _Memo] = {}
@@ -155,7 +173,7 @@ class MockModelServer:
             self.journal.append(
                 {
                     "seq": self._next_seq(),
-                    "time": time.time(),
+                    "time": self.options.wall(),
                     "api": api,
                     "path": scope["path"],
                     "query": query,
@@ -272,7 +290,7 @@ class MockModelServer:
     async def _serve(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes
     ) -> Response:
-        started = time.time()
+        started = self.options.wall()
         entry: dict[str, Any] = {
             "seq": self._next_seq(),
             "time": started,
@@ -321,7 +339,7 @@ class MockModelServer:
         # only scenarios with scripted errors need to tell conversations apart
         key = _conversation_key(headers, conv) if script.has_errors else ""
         try:
-            pos = locate(script, conv, lambda i: (script.name, key, i) in self._served_errors)
+            pos = locate(script, conv, lambda i: (id(script), key, i) in self._served_errors)
         except PositionError as exc:
             entry["expected"] = exc.expected
             return self._fail(
@@ -350,7 +368,7 @@ class MockModelServer:
                 ),
             )
         if turn.error is not None:
-            self._served_errors.add((script.name, key, turn.index))
+            self._served_errors.add((id(script), key, turn.index))
             err = turn.error
             headers = {}
             if err.retry_after_seconds is not None:
@@ -367,21 +385,24 @@ class MockModelServer:
             tools=conv.tool_names,
             read_text=_read_text,
         )
-        # A turn whose rendering reads no files is a pure function of these inputs, so its
-        # encoded answer is memoised (the ``created`` second is part of the key).
+        # A turn whose rendering reads no files is a pure function of these inputs (and of
+        # the server's fixed options), so its encoded answer is memoised. Everything that
+        # reaches render_turn / the encoders is in the key; a test holds memoised and fresh
+        # answers equal byte for byte across every input.
         memo = self.options.memoize and not any(_reads_files(a) for a in turn.actions)
+        input_tokens = estimate_tokens(len(raw))
         mkey = (
-            script.name,
+            id(script),  # not the name: two files may share one
             turn.index,
             api,
             profile,
             ctx.cwd,
-            conv.model,
             ctx.tools,
-            len(raw),
+            conv.model,
+            input_tokens,
             conv.stream,
             conv.include_usage,
-            int(started),
+            int(started),  # ``created``
         )
         hit = self._memo.get(mkey) if memo else None
         if hit is None:
@@ -392,7 +413,7 @@ class MockModelServer:
                     api=api,
                     ctx=ctx,
                     model=conv.model,
-                    input_tokens=estimate_tokens(len(raw)),
+                    input_tokens=input_tokens,
                     speed=self.options.speed,
                 )
             except EditError as exc:
@@ -445,7 +466,7 @@ class MockModelServer:
                 batches.append(_Batch(at, b"".join(parts)))
                 parts = []
             at = frame.at_ms
-            parts.append(frame.encode())
+            parts.append(_frame_bytes(frame))
         if parts:
             batches.append(_Batch(at, b"".join(parts)))
         return batches

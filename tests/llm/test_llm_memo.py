@@ -1,0 +1,153 @@
+"""Memoised answers are byte-identical to fresh ones, for every input that changes the bytes.
+
+The server re-sends the encoded answer of a turn that reads no files. That is only honest if
+the memo key covers everything that reaches the renderer and the encoders: scenario (not just
+its name), turn, API, stream flags, ``include_usage``, model, tool profile, declared tools,
+working directory, input size (usage) and the ``created`` second. Each variant below changes
+exactly one of them; a server with the memo must answer each exactly as one without it.
+(The declared tools are in the key too, though beyond the profile they only shape edits,
+which read files and are never memoised.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scenarist import wire
+from scenarist.llm.script import ModelTurn, Script, Segment, Timed, ToolAction
+from scenarist.llm.server import _frame_bytes
+
+CLAUDE_TOOLS = ["Bash", "Write", "Edit", "Read"]
+
+
+def _script(prompt: str, text: str) -> Script:
+    turn = ModelTurn(
+        0,
+        thinking=(Timed(0, "Let me look."),),
+        text=(Timed(0, text),),
+        actions=(ToolAction("runCmd", {"cmd": "ls -la", "cwd": "src"}),),
+    )
+    return Script(name="twin", prompt=prompt, segments=(Segment(prompt, (turn,)),))
+
+
+# two scenarios with the same name (two files may share one): the key must tell them apart
+FIRST = _script("list the first project", "Listing the first project.")
+SECOND = _script("show the 2nd repo file", "Showing the second repository.")
+
+
+def _chat_tools(names: list[str]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": n, "parameters": {}}} for n in names]
+
+
+def _chat(prompt: str = "list the first project", **extra: Any) -> tuple[str, dict[str, Any]]:
+    system = extra.pop("system", None)
+    messages = [{"role": "system", "content": system}] if system else []
+    body = {"model": "m", "messages": [*messages, {"role": "user", "content": prompt}], **extra}
+    return "/v1/chat/completions", body
+
+
+def _responses(**extra: Any) -> tuple[str, dict[str, Any]]:
+    return "/v1/responses", {"model": "m", "input": "list the first project", **extra}
+
+
+def _messages(**extra: Any) -> tuple[str, dict[str, Any]]:
+    body = {
+        "model": "m",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "list the first project"}],
+        **extra,
+    }
+    return "/v1/messages", body
+
+
+SIZE = 1000  # every body is padded to this many bytes (but one), so input tokens stay equal
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    """The body as compact JSON padded to ``SIZE`` bytes with an unknown field (ignored by the
+    server), unless it sets its own ``pad``: then only that variant's input size differs."""
+    if "pad" in body:
+        return json.dumps({**body, "pad": "x" * body["pad"]}, separators=(",", ":")).encode()
+    bare = len(json.dumps({**body, "pad": ""}, separators=(",", ":")))
+    return json.dumps({**body, "pad": "x" * (SIZE - bare)}, separators=(",", ":")).encode()
+
+
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "base": _chat(),
+    "model": _chat(model="m2"),
+    "stream": _chat(stream=True),
+    "include_usage": _chat(stream=True, stream_options={"include_usage": True}),
+    "claude profile": _chat(tools=_chat_tools(CLAUDE_TOOLS)),
+    "codex profile": _chat(tools=_chat_tools(["exec_command"])),
+    "cwd": _chat(tools=_chat_tools(CLAUDE_TOOLS), system="Primary working directory: /w/one"),
+    "other cwd": _chat(tools=_chat_tools(CLAUDE_TOOLS), system="Primary working directory: /w/2"),
+    "input size": _chat(pad=SIZE),
+    "same-named scenario": _chat("show the 2nd repo file"),
+    "responses": _responses(),
+    "responses stream": _responses(stream=True),
+    "messages": _messages(),
+    "messages stream": _messages(stream=True),
+}
+
+
+def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
+    now = [1_700_000_000.25]
+
+    def wall() -> float:
+        return now[0]
+
+    memo = serve([FIRST, SECOND], memoize=True, wall=wall)
+    fresh = serve([FIRST, SECOND], memoize=False, wall=wall)
+
+    def post(url: str, variant: tuple[str, dict[str, Any]]) -> bytes:
+        path, body = variant
+        data = _encode(body)
+        headers = {"content-type": "application/json"}
+        resp = httpx.post(f"{url}{path}", content=data, headers=headers, timeout=30)
+        assert resp.status_code == 200, resp.text
+        return resp.content
+
+    answers: dict[str, bytes] = {}
+    for name, variant in VARIANTS.items():
+        first, again = post(memo.url, variant), post(memo.url, variant)  # a miss, then a hit
+        assert first == again == post(fresh.url, variant), name
+        answers[name] = first
+    # each variant really changes the bytes, so a key missing any of them would be caught
+    assert len(set(answers.values())) == len(VARIANTS)
+    assert len(memo.server._memo) == len(VARIANTS)
+    assert not fresh.server._memo
+
+    now[0] += 1  # the next second: ``created`` changes
+    for name in ("base", "stream", "responses"):
+        later = post(memo.url, VARIANTS[name])
+        assert later == post(fresh.url, VARIANTS[name]) and later != answers[name], name
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=40),
+    args=st.dictionaries(st.text(max_size=8), st.text(max_size=8) | st.integers(), max_size=3),
+)
+def test_server_frame_bytes_equal_the_wire_encoding(text: str, args: dict[str, Any]) -> None:
+    """The server encodes frames with orjson; the bytes must be ``Frame.encode()``'s."""
+    events = [
+        wire.MessageStart(id="r1", model="m", input_tokens=3),
+        wire.ReasoningDelta(text),
+        wire.ReasoningEnd("sig"),
+        wire.TextDelta(text),
+        wire.ToolCallStart("c1", "run"),
+        wire.ToolCallDelta("c1", json.dumps(args, ensure_ascii=False)),
+        wire.ToolCallEnd("c1"),
+        wire.ToolCallStart("c2", "apply_patch", "custom"),
+        wire.ToolCallDelta("c2", text),
+        wire.ToolCallEnd("c2"),
+        wire.Finish(usage=wire.Usage(3, 5)),
+    ]
+    for api in ("openai_chat", "openai_responses", "anthropic"):
+        for frame in wire.encode_stream(api, events, include_usage=True):
+            assert _frame_bytes(frame) == frame.encode()
