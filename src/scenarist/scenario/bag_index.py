@@ -45,7 +45,7 @@ _SEED_BOUNDS = 32  # strings with the smallest bounds seeded with exact distance
 _SEED_SORTED = 4  # neighbours on each side in forward and in reversed sort order
 _REFINE_FROM = 512  # seed near the best string found when more candidates than this remain
 _FIRST_ROUND = 256  # candidates verified before the limit tightens; 4x more each round
-_PARALLEL_FROM = 2048  # verify in threads from this many candidates on
+_PARALLEL_FROM = 512  # verify in threads from this many candidates on
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None
