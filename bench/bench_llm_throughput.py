@@ -13,7 +13,11 @@ app (same uvicorn settings as ours) that returns the constant body or stream.
 
 Targets (issue 3): >= 1.0x aimock, >= 2x the Python peer, >= 0.6x the floor.
 
-    .venv/bin/python bench/bench_llm_throughput.py [--seconds 5] [--connections 32]
+All servers run side by side; the loads are measured in interleaved rounds (every server
+once per round) and each figure is the median of its rounds, so the shared machine's
+changing load does not favour whichever server happens to run in a quiet moment.
+
+    .venv/bin/python bench/bench_llm_throughput.py [--seconds 3] [--rounds 3] [--connections 32]
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 
 from scenarist.llm.process import run_server, stop_group
@@ -206,7 +211,8 @@ def autocannon(port: int, payload: str, seconds: float, connections: int) -> flo
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--seconds", type=float, default=3, help="per round and server")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--connections", type=int, default=32)
     args = ap.parse_args()
     ensure_tools()
@@ -250,22 +256,38 @@ def main() -> int:
         }
         with ours(scen) as port:
             capture_floor_bodies(work, port)
-        rates: dict[str, dict[str, float]] = {}
         loads = {
             "non-streaming chat, c=32": body(SHORT_PROMPT, False),
             "stream 1,000 chunks, c=32": body(STREAM_PROMPT, True),
         }
-        for name, start in servers.items():
-            with start() as port:
+        samples: dict[str, dict[str, list[float]]] = {load: {} for load in loads}
+        with ExitStack() as stack:
+            port_of = {name: stack.enter_context(start()) for name, start in servers.items()}
+            for name, port in port_of.items():  # warm up every server on every load
                 for load, payload in loads.items():
-                    slow = name == "fakellm" and "stream" in load
-                    if not slow:
-                        autocannon(port, payload, 1, args.connections)  # warm up
-                    # fakellm sleeps 10 ms per chunk: a stream takes 10 s, so give it longer
-                    secs = max(args.seconds, 25) if slow else args.seconds
-                    rate = autocannon(port, payload, secs, args.connections)
-                    rates.setdefault(load, {})[name] = rate
-                    print(f"{load:28s} {name:14s} {rate:10.1f} req/s", flush=True)
+                    if not (name == "fakellm" and load.startswith("stream")):
+                        autocannon(port, payload, 1, args.connections)
+            # fakellm sleeps 10 ms per chunk by design: one long run of its stream load
+            rate = autocannon(port_of["fakellm"], loads["stream 1,000 chunks, c=32"], 25, 32)
+            samples["stream 1,000 chunks, c=32"]["fakellm"] = [rate]
+            # rounds interleave the servers, so a change in the shared machine's load hits
+            # them all alike; each figure is the median of its rounds
+            for r in range(args.rounds):
+                for load, payload in loads.items():
+                    for name, port in port_of.items():
+                        if name == "fakellm" and load.startswith("stream"):
+                            continue
+                        rate = autocannon(port, payload, args.seconds, args.connections)
+                        samples[load].setdefault(name, []).append(rate)
+                        print(f"round {r + 1} {load:28s} {name:14s} {rate:10.1f} req/s", flush=True)
+        rates = {
+            load: {name: statistics.median(v) for name, v in by.items()}
+            for load, by in samples.items()
+        }
+        print()
+        for load, by in rates.items():
+            for name, rate in by.items():
+                print(f"median  {load:28s} {name:14s} {rate:10.1f} req/s")
         print()
         targets = {"aimock": 1.0, "fakellm": 2.0, "floor": 0.6}
         for load, by in rates.items():

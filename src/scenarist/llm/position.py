@@ -2,6 +2,9 @@
 
 Clients resend the whole conversation, so the next model turn follows from what is already
 in it: which user turn it is, and the assistant text and tool calls made since that prompt.
+A multi-prompt scenario continues at the matching user turn: the *k*-th prompt of the
+conversation must match the *k*-th ``userInputs`` (by the selection's closeness rule), else
+the request fails naming both.
 No cursor is kept per client, so concurrent conversations, restarts and several server
 processes all agree.
 
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 from scenarist.llm.conversation import Conversation
 from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.selection import is_match
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,7 @@ def locate(
             f"is at user turn {segment + 1}: the scenario is already past its end",
             expected="no more user turns",
         )
+    _check_prompts(script, conv, segment)
     turns = script.segments[segment].turns
     marks = conv.marks
     i = 0
@@ -96,6 +101,20 @@ def locate(
         if segment + 1 < len(script.segments)
         else "nothing: the scenario is complete",
     )
+
+
+def _check_prompts(script: Script, conv: Conversation, segment: int) -> None:
+    """Each later user prompt must be the scenario's ``userInputs`` at that turn (the first
+    one chose the scenario already): a conversation that took another turn is not this
+    scenario's, and answering it with the scripted turn would be a silent lie."""
+    for k in range(1, segment + 1):
+        typed, scripted = conv.prompts[k], script.segments[k].prompt
+        if scripted is not None and not is_match(typed, scripted):
+            raise PositionError(
+                f"user prompt {k + 1} of the conversation, {typed!r}, does not match "
+                f"userInputs {k + 1} of scenario {script.name!r}, {scripted!r}",
+                expected=f"user prompt {k + 1}: {scripted!r}",
+            )
 
 
 def _stray(

@@ -86,6 +86,31 @@ class RunningServer:
             requests: list[dict[str, Any]] = json.load(resp)["requests"]
         return requests
 
+    def check(
+        self, scenario: str | None = None, workspace: PathArg | None = None, timeout_s: float = 30
+    ) -> dict[str, Any]:
+        """``POST /_scenarist/check``: the scenario's asserts after its last model turn,
+        evaluated against ``workspace`` (default: the server's choice, see the docs). The
+        report's ``ok`` says whether they all hold; ``results`` has each one."""
+        import urllib.error
+        import urllib.request
+
+        body = {"scenario": scenario, "workspace": None if workspace is None else str(workspace)}
+        req = urllib.request.Request(
+            f"{self.base_url}/_scenarist/check",
+            data=json.dumps({k: v for k, v in body.items() if v is not None}).encode(),
+            headers={"content-type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+                report: dict[str, Any] = json.load(resp)
+        except urllib.error.HTTPError as exc:
+            if exc.code != 422:  # 422: an assertion failed, the body is the report
+                raise
+            report = json.load(exc)
+        return report
+
     def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
         """Stop the process group (SIGTERM, then SIGKILL after ``grace_s``), close the pipes;
         the exit code. Safe to call more than once."""

@@ -141,6 +141,7 @@ class MockModelServer:
                 Route("/v1/models/{model:path}", self._model_info, methods=["GET"]),
                 Route("/health", self._health, methods=["GET", "HEAD"]),
                 Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
+                Route("/_scenarist/check", self._check, methods=["POST"]),
             ]
         )
 
@@ -238,6 +239,87 @@ class MockModelServer:
             self.journal.clear()
             return JSONResponse({"cleared": True})
         return JSONResponse({"requests": list(self.journal)})
+
+    async def _check(self, request: Request) -> Response:
+        """``POST /_scenarist/check?scenario=NAME&workspace=DIR`` (or the same as a JSON
+        body): the scenario's asserts after its last model turn, evaluated now. 200 when all
+        hold, 422 when one fails (same body), 400/404 for a missing or unknown scenario."""
+        params: dict[str, Any] = dict(request.query_params)
+        raw = await request.body()
+        if raw.strip():
+            try:
+                body = _loads(raw)
+            except ValueError as exc:
+                return _plain_error(400, f"request body is not valid JSON: {exc}")
+            if not isinstance(body, dict):
+                return _plain_error(400, 'body: expected an object like {"scenario": "NAME"}')
+            params.update(body)
+        try:
+            report = self.final_check(params.get("scenario"), params.get("workspace"))
+        except SelectionError as exc:
+            return _plain_error(exc.status, exc.message)
+        return JSONResponse(report, status_code=200 if report["ok"] else 422)
+
+    def final_check(
+        self, scenario: str | None = None, workspace: str | os.PathLike[str] | None = None
+    ) -> dict[str, Any]:
+        """Evaluate ``scenario``'s asserts after its last model turn (no request follows the
+        last turn, so the server cannot check them on its own; a test calls this once the
+        agent is done). The workspace is ``workspace``, else ``--workspace``, else the
+        working directory the agent last reported for this scenario, else the server's.
+        The report (also journalled): scenario, workspace, where it came from, ok, results."""
+        script = self._script_named(scenario)
+        if workspace:
+            root, source = Path(workspace), "request"
+        elif self.options.workspace is not None:
+            root, source = self.options.workspace, "--workspace"
+        else:
+            cwd = next(
+                (
+                    e["cwd"]
+                    for e in reversed(self.journal)
+                    if e.get("scenario") == script.name and e.get("cwd")
+                ),
+                None,
+            )
+            root, source = (Path(cwd), "agent cwd") if cwd else (Path(os.getcwd()), "server cwd")
+        results = [r for check in script.final_checks for r in run_check(check, root)]
+        failed = failures(results)
+        report: dict[str, Any] = {
+            "scenario": script.name,
+            "workspace": str(root),
+            "workspace_from": source,
+            "ok": not failed,
+            "checked": len(results),
+            "failed": len(failed),
+            "results": [r.as_json() for r in results],
+        }
+        self.journal.append(
+            {
+                "seq": self._next_seq(),
+                "time": self.options.wall(),
+                "path": "/_scenarist/check",
+                "scenario": script.name,
+                "cwd": str(root),
+                "status": 200 if not failed else 422,
+                "assertions": report["results"],
+            }
+        )
+        return report
+
+    def _script_named(self, name: str | None) -> Script:
+        names = [s.name for s in self.scripts]
+        if name is None:
+            if len(self.scripts) == 1:
+                return self.scripts[0]
+            raise SelectionError(
+                f"scenarist: say which scenario to check (scenario=NAME); loaded: {names}",
+                status=400,
+            )
+        for script in self.scripts:
+            if script.name == name:
+                return script
+        raise SelectionError(f"scenarist: no scenario named {name!r}; loaded: {names}")
 
     async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
         raw = await self._read("messages", headers, receive)
@@ -347,6 +429,9 @@ class MockModelServer:
             )
         turn = pos.turn
         entry.update(segment=pos.segment, turn=turn.index, step=pos.step)
+        if script.final_checks and turn is script.segments[-1].turns[-1]:
+            # nothing follows the last turn to check these before: POST /_scenarist/check
+            entry["final_checks"] = [c.label for c in script.final_checks]
         results: list[Result] = []
         if turn.checks:
             root = self.options.workspace or Path(conv.cwd or os.getcwd())
@@ -521,6 +606,11 @@ def read_request_count(raw: bytes) -> Conversation:
     if not isinstance(body, dict):
         raise RequestError("body: expected an object", param="body")
     return read_messages(body, count_tokens=True)
+
+
+def _plain_error(status: int, message: str) -> Response:
+    """An error of the server's own endpoints (not a model API): ``{"error": {...}}``."""
+    return JSONResponse({"error": {"status": status, "message": message}}, status_code=status)
 
 
 def _seconds(value: float) -> str:
