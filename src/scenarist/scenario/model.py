@@ -1,21 +1,26 @@
-"""The typed scenario: frozen dataclasses for sections, timeline events and content blocks.
+"""The typed scenario: frozen records for sections, timeline events and content blocks.
 
-Plain frozen dataclasses (not pydantic) because loading thousands of scenarios must
+Frozen, slotted dataclasses (not pydantic) because loading thousands of scenarios must
 cost about as much as reading their YAML; the JSON Schema for editors is written out
-separately in :mod:`scenarist.scenario.schema`. Field names are the spec's camelCase
-keys in snake_case. Every event carries its timeline ``index`` (position in the
-flattened timeline), its key ``path`` and its source ``line``/``col``.
+separately in :mod:`scenarist.scenario.schema`. They are declared with ``@record``
+(:mod:`scenarist.scenario.record`): the same semantics as
+``@dataclass(frozen=True, slots=True)`` and a dataclass to the ``dataclasses`` module, but
+about five times cheaper to define (creating the dataclasses was the largest part of
+``scenarist validate``'s start-up).
+Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
+``index`` (position in the flattened timeline), its key ``path`` and its source
+``line``/``col``.
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scenarist.scenario.errors import Issue
+from scenarist.scenario.record import field, record
 
 if TYPE_CHECKING:
     from scenarist.scenario.timeline import Timeline
@@ -39,7 +44,7 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Annotations:
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -48,14 +53,14 @@ class Annotations:
     last_modified: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextContent:
     text: str
     annotations: Annotations | None = None
     type: Literal["text"] = "text"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Media:
     mime_type: str
     data: str | None = None  # base64, validated at load
@@ -71,17 +76,17 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImageContent(_Media):
     type: Literal["image"] = "image"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AudioContent(_Media):
     type: Literal["audio"] = "audio"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EmbeddedResource:
     uri: str
     mime_type: str | None = None
@@ -89,14 +94,14 @@ class EmbeddedResource:
     blob: str | None = None  # base64
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResourceContent:
     resource: EmbeddedResource
     annotations: Annotations | None = None
     type: Literal["resource"] = "resource"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResourceLinkContent:
     uri: str
     name: str
@@ -108,7 +113,7 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiffContent:
     path: str  # absolute
     new_text: str
@@ -117,14 +122,14 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlanEntry:
     content: str
     priority: Literal["high", "medium", "low"] = "medium"
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlanContent:
     entries: tuple[PlanEntry, ...]
     annotations: Annotations | None = None
@@ -151,7 +156,7 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextStep:
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -165,7 +170,7 @@ class TextStep:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LlmError:
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -179,13 +184,13 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProgressStep:
     delay_ms: int
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExecEvent:
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -197,13 +202,13 @@ class ExecEvent:
     col: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolExecution:
     start_time_ms: int
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UserInput:
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -220,33 +225,33 @@ class UserInput:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileRead:
     path: str
     expected_content: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionOption:
     option_id: str
     name: str
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionDecision:
     outcome: Literal["selected", "cancelled"]
     option_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JsonFileAssert:
     path: str
     pointer: str = ""
     equals: Json = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GitCommitAssert:
     message_contains: str
 
@@ -254,7 +259,7 @@ class GitCommitAssert:
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Event:
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
@@ -266,7 +271,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -292,7 +297,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentToolUse(Event):
     """A tool call. ``source_key`` is the key written (``agentToolUse``, ``runCmd``, ...)."""
 
@@ -308,7 +313,7 @@ class AgentToolUse(Event):
     kind: ClassVar[str] = "agentToolUse"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentEdits(Event):
     path: str
     lines_added: int = 0
@@ -320,32 +325,32 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentPlan(Event):
     entries: tuple[PlanEntry, ...]
     plan_update: bool = True
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class SetMode(Event):
     mode_id: str
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class SetModel(Event):
     model_id: str
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentFileReads(Event):
     files: tuple[FileRead, ...]
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -356,33 +361,33 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class UserInputs(Event):
     inputs: tuple[UserInput, ...]
     target: str | None = None
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class UserEdits(Event):
     patch: str  # as written
     patch_path: Path  # resolved against the scenario file; exists at load
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class UserCommand(Event):
     cmd: str
     cwd: str | None = None
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class UserCancelSession(Event):
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Initialize(Event):
     protocol_version: int = 1
     client_capabilities: Mapping[str, Json] = field(default_factory=dict)
@@ -391,14 +396,14 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class SessionStart(Event):
     session_id: str | None = None
     expected_prompt_response: Mapping[str, Json] | None = None
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Assert(Event):
     fs_exists: tuple[str, ...] = ()
     fs_not_exists: tuple[str, ...] = ()
@@ -408,38 +413,38 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Screenshot(Event):
     label: str
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Log(Event):
     message: str
     level: str = "info"
     kind: ClassVar[str] = "log"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Status(Event):
     status: str
     kind: ClassVar[str] = "status"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Complete(Event):
     success: bool = True
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Merge(Event):
     merge: bool = True
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class BaseTimeDelta(Event):
     ms: int
     kind: ClassVar[str] = "baseTimeDelta"
@@ -448,13 +453,13 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RepoFile:
     path: str
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Repo:
     init: bool = False
     branch: str | None = None
@@ -464,14 +469,14 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ah:
     cmd: str | None = None
     flags: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Server:
     mode: Literal["none", "mock", "real"] = "none"
     llm_api_style: Literal["openai", "anthropic"] = "openai"
@@ -479,7 +484,7 @@ class Server:
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class McpServer:
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -492,7 +497,7 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AcpCapabilities:
     load_session: bool = False
     image: bool = False
@@ -503,7 +508,7 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Acp:
     capabilities: AcpCapabilities | None = None
     cwd: str | None = None
@@ -511,19 +516,19 @@ class Acp:
     unstable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExpectArtifact:
     type: str
     pattern: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expect:
     exit_code: int | None = None
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scenario:
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 
