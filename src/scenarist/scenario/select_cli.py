@@ -6,7 +6,6 @@ Exit codes: 0 selected, 1 nothing can be selected or a scenario is invalid, 2 us
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -73,6 +72,8 @@ def select_main(argv: Sequence[str]) -> int:
             print(f"scenarist select: {exc}", file=sys.stderr)
             return 1
         if args.json:
+            import json
+
             print(json.dumps(selection_json(selection), ensure_ascii=False, indent=2))
             return 0
         where = selection.scenario.source_path

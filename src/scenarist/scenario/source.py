@@ -15,7 +15,6 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -92,13 +91,15 @@ def _parser_class(use_libyaml: bool = True) -> Callable[[str], Any]:
 _Parser = _parser_class()
 
 
-@dataclass(slots=True)
 class _Synth:
     """Where the parts of a container built by rule resolution came from."""
 
-    start_mark: Any
-    keys: dict[Any, tuple[Node, Node]] = field(default_factory=dict)
-    items: list[Node] = field(default_factory=list)
+    __slots__ = ("items", "keys", "start_mark")
+
+    def __init__(self, start_mark: Any) -> None:
+        self.start_mark = start_mark
+        self.keys: dict[Any, tuple[Node, Node]] = {}
+        self.items: list[Node] = []
 
 
 class Source:
