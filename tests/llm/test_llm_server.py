@@ -383,3 +383,38 @@ def test_several_server_processes_agree(serve: Any) -> None:
     assert text_of(second) == "Alpha is built."
     again = post(one, "/v1/chat/completions", chat("build the alpha module", *tool_round(call)))
     assert text_of(again) == "Alpha is built."
+
+
+def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
+    """The first frames go out before any other task runs (not a loop cycle later, which
+    made them late and every later frame early relative to them); later ones at t0 + at."""
+    from scenarist.llm.server import _Batch, _PacedStream
+
+    async def play() -> list[tuple[float, bytes, bool]]:
+        clock = VirtualClock(1000.0)
+        others_ran: list[bool] = []
+        sent: list[tuple[float, bytes, bool]] = []
+
+        async def receive() -> Any:
+            await asyncio.Event().wait()  # the client never leaves
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.body" and message["body"]:
+                sent.append((clock.now_ms(), message["body"], bool(others_ran)))
+
+        async def other() -> None:
+            others_ran.append(True)
+
+        asyncio.get_running_loop().create_task(other())
+        batches = [_Batch(0, b"a"), _Batch(50, b"b"), _Batch(120, b"c")]
+        entry: dict[str, Any] = {}
+        owner: Any = type("Owner", (), {"active_streams": 0})()
+        await _PacedStream(batches, clock, entry, owner)({}, receive, send)
+        assert entry["completed"] is True
+        return sent
+
+    assert asyncio.run(play()) == [
+        (1000.0, b"a", False),
+        (1050.0, b"b", True),
+        (1120.0, b"c", True),
+    ]

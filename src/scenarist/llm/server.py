@@ -687,7 +687,17 @@ class _PacedStream(Response):
         self.owner.active_streams += 1
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            player = Player(self.batches, clock=self.clock, speed=1.0)
+            # The schedule starts now, and what is due now goes out now: through the player
+            # it would wait a loop cycle (behind every other ready task), making the first
+            # chunk late and every later one early relative to it.
+            batches = self.batches
+            t0 = self.clock.now_ms()
+            if batches and batches[0].at_ms <= 0:
+                await send(
+                    {"type": "http.response.body", "body": batches[0].data, "more_body": True}
+                )
+                batches = batches[1:]
+            player = Player(batches, clock=self.clock, speed=1.0, start_ms=t0)
             async for batch in player:
                 await send({"type": "http.response.body", "body": batch.data, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
