@@ -188,3 +188,23 @@ def test_every_model_class_is_a_frozen_dataclass_to_the_dataclasses_module() -> 
     assert dataclasses.replace(event, message="n").message == "n"
     assert repr(event) == ("Log(index=0, key_path='timeline[0].log', line=1, col=3, meta=None, "
                            "message='m', level='info')")
+
+
+def test_init_is_compiled_on_first_use_only() -> None:
+    @record
+    class Lazy:
+        a: int
+        b: int = 2
+
+    assert not inspect.isfunction(Lazy.__dict__["__init__"])  # nothing compiled yet
+    assert str(inspect.signature(Lazy)) == "(a: 'int', b: 'int' = 2) -> None"
+    assert inspect.isfunction(Lazy.__dict__["__init__"])  # the lookup compiled it
+
+    @record
+    class Fresh:
+        a: int
+
+    class Plain(Fresh):  # a plain subclass: the record's __init__ still serves it
+        pass
+
+    assert Plain(1).a == 1 and Fresh(2).a == 2 and inspect.isfunction(Fresh.__dict__["__init__"])

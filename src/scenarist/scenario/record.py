@@ -10,10 +10,11 @@ frozen dataclass (``typing.dataclass_transform``).
 
 Why not ``@dataclass``: on Python 3.11 it compiles six generated methods for every class,
 about half a millisecond each class; the scenario model's 54 classes cost ~28 ms on every
-start of ``scenarist validate``, more than reading and checking a file. Here only
-``__init__`` is compiled (it is the hot one: one call per loaded object, as fast as the
-dataclass one); the other methods are shared functions reading per-class tuples of field
-names, and the ``dataclasses`` view (``__dataclass_fields__``) is built on first use.
+start of ``scenarist validate``, more than reading and checking a file (and importing
+``dataclasses`` brings ``inspect``: ~6 ms more). Here only ``__init__`` is compiled (it is
+the hot one: one call per loaded object, as fast as the dataclass one), and only when the
+class is first used; the other methods are shared functions reading per-class tuples of
+field names, and the ``dataclasses`` view (``__dataclass_fields__``) is built on first use.
 """
 
 from __future__ import annotations
@@ -109,7 +110,6 @@ def _init(cls: type, fields: list[_Field]) -> Callable[..., None]:
     keyword: list[str] = []
     body: list[str] = []
     self_name = "__record_self__" if any(f.name == "self" for f in fields) else "self"
-    seen_default = False
     for f in fields:
         value = f.name
         if f.factory is not MISSING:
@@ -121,10 +121,6 @@ def _init(cls: type, fields: list[_Field]) -> Callable[..., None]:
             param = f"{f.name}=_record_d_{f.name}"
         else:
             param = f.name
-            if seen_default and not f.kw_only:
-                raise TypeError(f"{cls.__qualname__}: non-default argument {f.name!r} follows "
-                                "default argument")
-        seen_default |= param != f.name and not f.kw_only
         (keyword if f.kw_only else positional).append(param)
         body.append(f"    _record_set_({self_name}, {f.name!r}, {value})")
     params = [self_name, *positional, *(["*", *keyword] if keyword else [])]
@@ -135,6 +131,27 @@ def _init(cls: type, fields: list[_Field]) -> Callable[..., None]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
     return init
+
+
+class _LazyInit:
+    """A record's ``__init__`` until first use: then compiled and put in its place.
+
+    Any lookup (instantiation, ``inspect.signature``, ``help``) goes through ``__get__``,
+    which compiles the real method, installs it on the class and returns it, so no caller
+    ever sees this stand-in; classes a program never instantiates never pay the compile.
+    """
+
+    __slots__ = ("fields", "owner")
+
+    def __init__(self, fields: list[_Field]) -> None:
+        self.fields = fields
+        self.owner: type | None = None  # set once the class exists
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        assert self.owner is not None
+        init = _init(self.owner, self.fields)
+        type.__setattr__(self.owner, "__init__", init)
+        return init if obj is None else init.__get__(obj, owner)
 
 
 def _repr(self: Any) -> str:
@@ -197,8 +214,23 @@ class _DataclassView:
         return getattr(owner, self.attribute)
 
 
+def _check_order(cls: type, fields: list[_Field]) -> None:
+    """A positional field without a default may not follow one with a default."""
+    seen_default = False
+    for f in fields:
+        if f.kw_only:
+            continue
+        if f.default is MISSING and f.factory is MISSING:
+            if seen_default:
+                raise TypeError(f"{cls.__qualname__}: non-default argument {f.name!r} follows "
+                                "default argument")
+        else:
+            seen_default = True
+
+
 def _build(cls: C, kw_only: bool) -> C:
     fields = list(_fields(cls, kw_only).values())
+    _check_order(cls, fields)
     inherited = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
     namespace = dict(cls.__dict__)
     for name in ("__dict__", "__weakref__", *(f.name for f in fields)):
@@ -214,10 +246,11 @@ def _build(cls: C, kw_only: bool) -> C:
         __getstate__=_getstate, __setstate__=_setstate,
         __dataclass_fields__=_DataclassView("__dataclass_fields__"),
         __dataclass_params__=_DataclassView("__dataclass_params__"),
-        __init__=_init(cls, fields),
+        __init__=(init := _LazyInit(fields)),
     )
     built: C = type(cls)(cls.__name__, cls.__bases__, namespace)
     built.__qualname__ = cls.__qualname__
+    init.owner = built
     return built
 
 
