@@ -71,8 +71,11 @@ def codex(
     return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})
 
 
-def claude(url: str, prompt: str, workdir: Path, config: Path) -> subprocess.CompletedProcess[str]:
-    """Claude Code in print mode against ``url``, allowed to run Bash and edit files."""
+def claude(
+    url: str, prompt: str, workdir: Path, config: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """Claude Code in print mode against ``url``, allowed to run Bash and edit files
+    (``flags``: more options, e.g. ``--continue``)."""
     argv = [
         str(BIN / "claude"),
         "-p",
@@ -84,6 +87,7 @@ def claude(url: str, prompt: str, workdir: Path, config: Path) -> subprocess.Com
         "acceptEdits",
         "--allowedTools",
         "Bash",
+        *flags,
     ]
     env = {
         "CLAUDE_CONFIG_DIR": str(config),

@@ -78,3 +78,23 @@ def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> N
     assert len((work / "report.txt").read_text().splitlines()) == 3
     _all_streamed(journal, 3)
     assert [e["calls"] for e in journal] == [["Write"], ["Edit"], []]
+
+
+def test_claude_code_continues_a_multi_prompt_scenario(tmp_path: Path) -> None:
+    """``claude -p`` for the first prompt, then ``claude -p --continue`` for the second: the
+    resumed conversation carries the first prompt and its turns, and the server continues at
+    the second ``userInputs``; the asserts after the last turn hold (POST /_scenarist/check)."""
+    work, config = dirs(tmp_path)
+    with run_server(SCENARIOS / "two_prompts.yaml", "--scenario-speed", "0.01") as srv:
+        first = claude(srv.base_url, "Start the changelog", work, config)
+        assert first.returncode == 0, first.stderr
+        second = claude(srv.base_url, "Add an entry for version 1.0", work, config, "--continue")
+        assert second.returncode == 0, second.stderr
+        journal = srv.journal()
+        report = srv.check(workspace=work)
+    assert (work / "CHANGELOG.md").read_text() == "# Changelog\n- 1.0: first release\n"
+    model = [e for e in journal if e["path"].startswith("/v1/") and e.get("turn") is not None]
+    assert [(e["segment"], e["turn"]) for e in model] == [(0, 0), (0, 1), (1, 2), (1, 3)]
+    assert all(e["status"] == 200 and e["stream"] for e in model)
+    assert jsonl(second.stdout)[-1]["result"] == "CHANGELOG.md has the 1.0 entry."
+    assert report["ok"] is True and report["checked"] == 2
