@@ -47,9 +47,15 @@ def run_agent(
 
 
 def codex(
-    url: str, prompt: str, workdir: Path, home: Path, model: str = "gpt-5.5"
+    url: str,
+    prompt: str,
+    workdir: Path,
+    home: Path,
+    model: str = "gpt-5.5",
+    resume: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Codex CLI with a custom Responses provider pointing at ``url``."""
+    """Codex CLI with a custom Responses provider pointing at ``url`` (``resume``: ``codex
+    exec resume --last``, the most recent session in ``home``)."""
     provider = (
         f'model_providers.mock={{name="mock",base_url="{url}/v1",'
         'wire_api="responses",env_key="OPENAI_API_KEY"}'
@@ -57,6 +63,7 @@ def codex(
     argv = [
         str(BIN / "codex"),
         "exec",
+        *(["resume", "--last"] if resume else []),
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",

@@ -80,21 +80,32 @@ def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> N
     assert [e["calls"] for e in journal] == [["Write"], ["Edit"], []]
 
 
-def test_claude_code_continues_a_multi_prompt_scenario(tmp_path: Path) -> None:
-    """``claude -p`` for the first prompt, then ``claude -p --continue`` for the second: the
-    resumed conversation carries the first prompt and its turns, and the server continues at
-    the second ``userInputs``; the asserts after the last turn hold (POST /_scenarist/check)."""
-    work, config = dirs(tmp_path)
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_agents_continue_a_multi_prompt_scenario(tmp_path: Path, agent: str) -> None:
+    """The first prompt, then the second in the same session (``claude -p --continue``,
+    ``codex exec resume --last``): the resumed conversation carries the first prompt and its
+    turns, the server continues at the second ``userInputs``, and the asserts after the last
+    turn hold (POST /_scenarist/check)."""
+    work, home = dirs(tmp_path)
+
+    def run(url: str, prompt: str, resume: bool) -> Any:
+        if agent == "claude":
+            return claude(url, prompt, work, home, *(["--continue"] if resume else []))
+        return codex(url, prompt, work, home, resume=resume)
+
     with run_server(SCENARIOS / "two_prompts.yaml", "--scenario-speed", "0.01") as srv:
-        first = claude(srv.base_url, "Start the changelog", work, config)
+        first = run(srv.base_url, "Start the changelog", False)
         assert first.returncode == 0, first.stderr
-        second = claude(srv.base_url, "Add an entry for version 1.0", work, config, "--continue")
+        second = run(srv.base_url, "Add an entry for version 1.0", True)
         assert second.returncode == 0, second.stderr
         journal = srv.journal()
         report = srv.check(workspace=work)
     assert (work / "CHANGELOG.md").read_text() == "# Changelog\n- 1.0: first release\n"
-    model = [e for e in journal if e["path"].startswith("/v1/") and e.get("turn") is not None]
-    assert [(e["segment"], e["turn"]) for e in model] == [(0, 0), (0, 1), (1, 2), (1, 3)]
-    assert all(e["status"] == 200 and e["stream"] for e in model)
-    assert jsonl(second.stdout)[-1]["result"] == "CHANGELOG.md has the 1.0 entry."
+    assert [(e["segment"], e["turn"], e["user_turns"]) for e in journal] == [
+        (0, 0, 1),
+        (0, 1, 1),
+        (1, 2, 2),
+        (1, 3, 2),
+    ]
+    assert all(e["status"] == 200 and e["stream"] for e in journal)
     assert report["ok"] is True and report["checked"] == 2
