@@ -11,6 +11,8 @@ from scenarist.hub.config import AgentSpec
 from scenarist.hub.process import AgentProcess, StdinError, group_alive
 from scenarist.hub.protocol import Stream
 
+LOOPS = ("asyncio", "uvloop")  # see conftest.py
+
 
 class Recorder:
     def __init__(self) -> None:

@@ -22,6 +22,8 @@ from websockets.asyncio.client import connect
 
 from scenarist.hub.config import AgentSpec, Limits
 
+LOOPS = ("asyncio", "uvloop")  # see conftest.py
+
 
 def flood_text(total: int) -> str:
     """What flood_agent.py writes for ``total`` bytes."""

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 
 from scenarist.hub import protocol
 
-Send = Callable[[str], Awaitable[None]]
+Send = Callable[[bytes], Awaitable[None]]
 
 
 class Outbox:
@@ -30,14 +30,14 @@ class Outbox:
         self.on_drain: Callable[[Outbox], None] | None = None
         self._max_messages = max_messages
         self._on_overflow = on_overflow
-        self._queue: deque[tuple[str, int]] = deque()
+        self._queue: deque[tuple[bytes, int]] = deque()
         self._wake = asyncio.Event()
         self._skipped: dict[str, int] = {}
         self.pending_bytes = 0
         self.closed = False
         self.skipped_total = 0
 
-    def push_output(self, agent: str, frame: str, nbytes: int) -> None:
+    def push_output(self, agent: str, frame: bytes, nbytes: int) -> None:
         """Queue an output frame, or drop it (counted) if the client is too far behind."""
         if self.closed:
             return
@@ -50,7 +50,7 @@ class Outbox:
         self.pending_bytes += nbytes
         self._wake.set()
 
-    def push(self, frame: str, agent: str | None = None) -> None:
+    def push(self, frame: bytes, agent: str | None = None) -> None:
         """Queue a control frame; it is never dropped (a skip notice for ``agent`` goes first)."""
         if self.closed:
             return

@@ -19,6 +19,7 @@ import os
 import signal as signals
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from scenarist.hub.config import AgentSpec
 from scenarist.hub.protocol import Stream
@@ -68,22 +69,49 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-class _Protocol(asyncio.SubprocessProtocol):
+class _Exit(asyncio.SubprocessProtocol):
     def __init__(self, owner: AgentProcess) -> None:
         self.owner = owner
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.owner._data(fd, data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        self.owner._pipe_closed(fd)
 
     def process_exited(self) -> None:
         self.owner._leader_exited()
 
 
+class _Reader(asyncio.Protocol):
+    """One output pipe (1 = stdout, 2 = stderr) of an agent."""
+
+    def __init__(self, owner: AgentProcess, fd: int) -> None:
+        self.owner = owner
+        self.fd = fd
+
+    def data_received(self, data: bytes) -> None:
+        self.owner._data(self.fd, data)
+
+    def eof_received(self) -> bool:
+        return False  # close the transport: connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.owner._pipe_closed(self.fd)
+
+
+def _output_pipe() -> tuple[int, int]:
+    """A pipe widened to :data:`PIPE_BYTES` where Linux allows: a flooding agent then blocks
+    less often, and each read hands the hub up to that much at once — one large frame
+    instead of many small ones, while a trickle still arrives as soon as it is written."""
+    read_end, write_end = os.pipe()
+    setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setpipe is not None:
+        with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: keep the default
+            fcntl.fcntl(write_end, setpipe, PIPE_BYTES)
+    return read_end, write_end
+
+
 class AgentProcess:
-    """A started agent. Create with :meth:`start`; :attr:`finished` is set after ``on_exit``."""
+    """A started agent. Create with :meth:`start`; :attr:`finished` is set after ``on_exit``.
+
+    Output pipes are made here rather than by the event loop (uvloop would use socket pairs),
+    so both loops read real, widened pipes with reads of up to :data:`PIPE_BYTES`.
+    """
 
     def __init__(self, on_output: OutputCallback, on_exit: ExitCallback, grace_s: float,
                  stdin_limit: int) -> None:
@@ -99,6 +127,7 @@ class AgentProcess:
         self._pipes_closed = asyncio.Event()
         self._kill_deadline: float | None = None
         self._transport: asyncio.SubprocessTransport | None = None
+        self._readers: dict[int, asyncio.ReadTransport] = {}
         self._finisher: asyncio.Task[None] | None = None
         self.finished = asyncio.Event()
         self.pid = 0
@@ -112,28 +141,29 @@ class AgentProcess:
         self = cls(on_output, on_exit, grace_s, stdin_limit)
         loop = asyncio.get_running_loop()
         env = {**os.environ, **spec.env} if spec.env else None
-        transport, _ = await loop.subprocess_exec(
-            lambda: _Protocol(self), *spec.argv,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, cwd=spec.cwd, env=env,
-            start_new_session=True, close_fds=True)
+        pipes = {1: _output_pipe(), 2: _output_pipe()}
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: _Exit(self), *spec.argv,
+                stdin=asyncio.subprocess.PIPE, stdout=pipes[1][1], stderr=pipes[2][1],
+                cwd=spec.cwd, env=env, start_new_session=True, close_fds=True)
+        except BaseException:
+            for read_end, _ in pipes.values():
+                os.close(read_end)
+            raise
+        finally:
+            for _, write_end in pipes.values():
+                os.close(write_end)  # the agent holds its own copies
         self._transport = transport
         self.pid = transport.get_pid()
-        self._widen_pipes()
+        for fd, (read_end, _) in pipes.items():
+            reader, _ = await loop.connect_read_pipe(
+                lambda fd=fd: _Reader(self, fd),  # type: ignore[misc]
+                open(read_end, "rb", buffering=0, closefd=True))  # noqa: SIM115 (the transport owns it)
+            if hasattr(reader, "max_size"):
+                reader.max_size = PIPE_BYTES  # asyncio reads 256 KiB at a time by default
+            self._readers[fd] = reader
         return self
-
-    def _widen_pipes(self) -> None:
-        """Grow the output pipes to 1 MiB where Linux allows: a flooding agent then blocks less
-        often and the hub reads (and forwards) a few large chunks instead of many 64 KiB ones."""
-        setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
-        if setpipe is None or self._transport is None:
-            return
-        for fd in (1, 2):
-            pipe = self._transport.get_pipe_transport(fd)
-            info = pipe.get_extra_info("pipe") if pipe is not None else None
-            if info is not None:
-                with contextlib.suppress(OSError):
-                    fcntl.fcntl(info.fileno(), setpipe, PIPE_BYTES)
 
     @property
     def exiting(self) -> bool:
@@ -144,22 +174,20 @@ class AgentProcess:
 
     def write(self, text: str) -> None:
         """Write ``text`` to the agent's stdin without waiting; refuse if it stopped reading."""
+        # Duck-typed: uvloop's pipe transports are not asyncio.WriteTransport subclasses.
         pipe = self._transport.get_pipe_transport(0) if self._transport else None
         if pipe is None or pipe.is_closing() or self.finished.is_set():
             raise StdinError("the agent's stdin is closed (it has exited or closed its input)")
-        if isinstance(pipe, asyncio.WriteTransport):
-            if pipe.get_write_buffer_size() > self._stdin_limit:
-                raise StdinError(f"the agent is not reading its stdin ({pipe.get_write_buffer_size()}"
-                                 " bytes unread); wait for it or kill it")
-            pipe.write(text.encode("utf-8"))
+        stdin = cast(asyncio.WriteTransport, pipe)
+        if stdin.get_write_buffer_size() > self._stdin_limit:
+            raise StdinError(f"the agent is not reading its stdin ({stdin.get_write_buffer_size()}"
+                             " bytes unread); wait for it or kill it")
+        stdin.write(text.encode("utf-8"))
 
     def pause_reading(self, paused: bool) -> None:
         """Stop (or resume) reading stdout and stderr; the agent blocks once its pipes fill."""
-        if self._transport is None:
-            return
-        for fd in (1, 2):
-            pipe = self._transport.get_pipe_transport(fd)
-            if isinstance(pipe, asyncio.ReadTransport) and not pipe.is_closing():
+        for pipe in self._readers.values():
+            if not pipe.is_closing():
                 if paused:
                     pipe.pause_reading()
                 else:
@@ -197,7 +225,8 @@ class AgentProcess:
             await asyncio.wait_for(self._pipes_closed.wait(), _PIPE_CLOSE_WAIT_S)
         returncode = self._transport.get_returncode()
         self._transport.close()
-        for fd in tuple(self._open_pipes):
+        for fd in tuple(self._open_pipes):  # an escaped process still holds it: stop reading
+            self._readers[fd].close()
             self._pipe_closed(fd)
         code: int | None = returncode
         sig: str | None = None

@@ -3,6 +3,9 @@
 Client → hub: ``command`` (spawn on first use, then text + newline to stdin), ``kill``,
 ``subscribe``. Hub → client: ``hello``, ``stdout``/``stderr``, ``status``, ``exit``, ``timeout``,
 ``killed``, ``skipped``, ``error``. The full description is ``docs/hub-protocol.md``.
+
+Hub frames are built as UTF-8 ``bytes``: that is what goes on the wire, so a 1 MiB output
+frame is encoded once and never decoded to ``str`` and re-encoded on its way out.
 """
 
 from __future__ import annotations
@@ -71,45 +74,45 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
     return Subscribe(agent)
 
 
-def _dump(obj: dict[str, object]) -> str:
+def _dump(obj: dict[str, object]) -> bytes:
     # orjson: agent output is mostly newline-escaped text, where the stdlib encoder manages
     # ~200 MB/s and orjson several GB/s (the hub's throughput target depends on it).
     try:
-        return orjson.dumps(obj).decode("utf-8")
+        return orjson.dumps(obj)
     except orjson.JSONEncodeError:  # e.g. a lone surrogate: let the stdlib escape it
-        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
-def hello(agents: list[str]) -> str:
+def hello(agents: list[str]) -> bytes:
     return _dump({"type": "hello", "agents": agents})
 
 
-def output(stream: Stream, agent: str, data: str) -> str:
+def output(stream: Stream, agent: str, data: str) -> bytes:
     return _dump({"type": stream, "agent": agent, "data": data})
 
 
-def status(agent: str, state: State) -> str:
+def status(agent: str, state: State) -> bytes:
     return _dump({"type": "status", "agent": agent, "state": state})
 
 
-def exit_(agent: str, code: int | None, signal: str | None) -> str:
+def exit_(agent: str, code: int | None, signal: str | None) -> bytes:
     return _dump({"type": "exit", "agent": agent, "code": code, "signal": signal})
 
 
-def timeout(agent: str, after_s: float) -> str:
+def timeout(agent: str, after_s: float) -> bytes:
     after: float | int = int(after_s) if float(after_s).is_integer() else after_s
     return _dump({"type": "timeout", "agent": agent, "after_s": after})
 
 
-def killed(agent: str) -> str:
+def killed(agent: str) -> bytes:
     return _dump({"type": "killed", "agent": agent})
 
 
-def skipped(agent: str, nbytes: int) -> str:
+def skipped(agent: str, nbytes: int) -> bytes:
     return _dump({"type": "skipped", "agent": agent, "bytes": nbytes})
 
 
-def error(message: str, agent: str | None = None) -> str:
+def error(message: str, agent: str | None = None) -> bytes:
     obj: dict[str, object] = {"type": "error", "message": message}
     if agent is not None:
         obj["agent"] = agent

@@ -31,6 +31,7 @@ from scenarist.hub.outbox import Outbox
 from scenarist.hub.protocol import ProtocolError, parse_client_message
 from scenarist.hub.security import RateLimiter, origin_allowed, token_from, token_ok
 from scenarist.hub.sessions import Hub
+from scenarist.hub.wire import HubWebSocketProtocol, frame_sender
 
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
@@ -116,7 +117,7 @@ async def _serve_client(ws: WebSocket, hub: Hub, config: HubConfig) -> None:
         closing.append(asyncio.get_running_loop().create_task(
             close(CLOSE_TRY_LATER, "client too slow: control messages piled up")))
 
-    outbox = Outbox(ws.send_text, max_bytes=limits.client_queue_bytes,
+    outbox = Outbox(frame_sender(ws), max_bytes=limits.client_queue_bytes,
                     max_messages=limits.client_queue_messages, on_overflow=overflow,
                     low_water=limits.pace_bytes // 2)
     hub.connect(outbox)
@@ -188,7 +189,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def uvicorn_config(app: Starlette, config: HubConfig, log_level: str = "warning") -> uvicorn.Config:
     return uvicorn.Config(
-        app, ws="websockets-sansio", ws_max_size=config.limits.max_frame_bytes,
+        app, ws=HubWebSocketProtocol, ws_max_size=config.limits.max_frame_bytes,
         ws_per_message_deflate=False, lifespan="on", log_level=log_level,
         timeout_graceful_shutdown=5)
 

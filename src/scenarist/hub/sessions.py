@@ -48,7 +48,7 @@ class AgentSession:
 
     # -- fan-out -------------------------------------------------------------------------------
 
-    def _broadcast(self, frame: str) -> None:
+    def _broadcast(self, frame: bytes) -> None:
         for client in tuple(self.subscribers):
             client.push(frame, self.name)
 
@@ -212,7 +212,7 @@ class Hub:
         self.config = config
         self.sessions = {name: AgentSession(spec, config) for name, spec in config.agents.items()}
 
-    def hello(self) -> str:
+    def hello(self) -> bytes:
         return protocol.hello(list(self.sessions))
 
     async def handle(self, message: ClientMessage, client: Outbox) -> None:
