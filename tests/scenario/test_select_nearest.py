@@ -104,16 +104,18 @@ def test_selection_over_a_large_index_is_the_brute_force_choice() -> None:
             assert chosen.runners_up == tuple((n, d) for d, n in ranked[1:4])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(strings=st.lists(st.text(max_size=40), min_size=1, max_size=60),
-       query=st.text(max_size=50), k=st.integers(1, 8), data=st.data())
+       query=st.text(max_size=50), k=st.integers(1, 8),
+       knobs=st.sets(st.sampled_from(["_PARALLEL_FROM", "_LCS_FROM", "_REFINE_FROM",
+                                      "_FIRST_ROUND", "_SEED_BOUNDS", "_SEED_SORTED"])))
 def test_bound_index_is_exact_for_any_strings(strings: list[str], query: str, k: int,
-                                              data: st.DataObject) -> None:
+                                              knobs: set[str]) -> None:
+    """Every path of the search (threads, LCS bounds, re-seeding, tiny rounds and seeds),
+    forced on small sets by turning its threshold down, returns the full scan's answer."""
     k = min(k, len(strings))
-    if data.draw(st.booleans()):  # also exercise the threaded verification on small sets
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(bag_index, "_PARALLEL_FROM", 1)
-            got = BagIndex(tuple(strings)).nearest(query, k)
-    else:
+    with pytest.MonkeyPatch.context() as patch:
+        for knob in knobs:
+            patch.setattr(bag_index, knob, 1 if knob in ("_FIRST_ROUND", "_SEED_BOUNDS") else 0)
         got = BagIndex(tuple(strings)).nearest(query, k)
     assert got == scan(query, strings, k)
