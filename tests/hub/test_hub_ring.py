@@ -51,3 +51,16 @@ def test_ring_holds_a_suffix_of_everything_within_capacity(
     # Only a partial character (at most 3 bytes) may be lost beyond the capacity.
     assert utf8_len(everything) - ring.dropped == ring.size
     assert ring.size >= min(capacity, utf8_len(everything)) - 3
+    # Appends never cut (no copying on the hot path): at most one chunk is held beyond capacity.
+    largest = max((utf8_len(text) for _, text in chunks), default=0)
+    assert ring.held <= capacity + largest
+
+
+def test_a_flood_of_large_chunks_is_held_whole_and_cut_only_for_a_replay() -> None:
+    ring = OutputRing(1000)
+    chunks = [chr(ord("a") + i) * 300 for i in range(10)]
+    for text in chunks:
+        ring.append("stdout", text)
+    assert ring.held == 1200  # four whole chunks: the oldest sticks out by 200 bytes
+    assert (ring.size, ring.dropped) == (1000, 2000)
+    assert joined(ring) == "".join(chunks)[-1000:]

@@ -1,7 +1,9 @@
 """Per-agent output history for late subscribers: the newest ``capacity`` bytes, oldest dropped.
 
-Sizes are UTF-8 bytes of the decoded text. Appending is O(1) amortised; when the oldest chunk
-must be cut, the cut lands on a character boundary (so replayed text is always valid).
+Sizes are UTF-8 bytes of the decoded text. Appending is O(1) and never copies text: whole
+chunks are dropped only once the rest still covers ``capacity``, so up to one chunk more is
+held, and the oldest chunk is cut (on a character boundary, so replayed text is always valid)
+only when someone asks — a replay, not every 1 MiB read of a flooding agent.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ class OutputRing:
         if capacity < 0:
             raise ValueError("ring capacity must be >= 0 bytes")
         self.capacity = capacity
-        self.size = 0
-        self.dropped = 0  # bytes evicted since creation
+        self._held = 0  # bytes in _chunks, at most one chunk beyond capacity
+        self._evicted = 0  # bytes of whole chunks dropped since creation
         self._chunks: deque[tuple[Stream, str, int]] = deque()
 
     def append(self, stream: Stream, text: str) -> None:
@@ -32,24 +34,38 @@ class OutputRing:
         if n == 0:
             return
         self._chunks.append((stream, text, n))
-        self.size += n
-        self._trim()
+        self._held += n
+        while self._chunks and self._held - self._chunks[0][2] >= self.capacity:
+            self._held -= self._chunks[0][2]
+            self._evicted += self._chunks.popleft()[2]
 
-    def _trim(self) -> None:
-        while self.size > self.capacity and self._chunks:
-            stream, text, n = self._chunks.popleft()
-            excess = self.size - self.capacity
-            self.size -= n
-            if n <= excess:
-                self.dropped += n
-                continue
-            raw = text.encode("utf-8", "surrogatepass")[excess:]
-            kept = raw.decode("utf-8", "ignore")  # drops a partial leading character
-            kept_n = utf8_len(kept)
-            self.dropped += n - kept_n
-            if kept_n:
-                self._chunks.appendleft((stream, kept, kept_n))
-                self.size += kept_n
+    def _head_cut(self) -> tuple[str, int] | None:
+        """The kept tail of the oldest chunk and its size, if it sticks out beyond capacity."""
+        excess = self._held - self.capacity
+        if excess <= 0 or not self._chunks:
+            return None
+        _, text, _ = self._chunks[0]
+        if text.isascii():
+            return text[excess:], len(text) - excess
+        kept = text.encode("utf-8", "surrogatepass")[excess:].decode("utf-8", "ignore")
+        return kept, utf8_len(kept)  # the decode drops a partial leading character
+
+    @property
+    def held(self) -> int:
+        """Bytes held in memory: at most ``capacity`` plus the oldest chunk."""
+        return self._held
+
+    @property
+    def size(self) -> int:
+        """Bytes a replay returns (at most ``capacity``)."""
+        cut = self._head_cut()
+        return self._held if cut is None else self._held - self._chunks[0][2] + cut[1]
+
+    @property
+    def dropped(self) -> int:
+        """Bytes evicted since creation."""
+        cut = self._head_cut()
+        return self._evicted if cut is None else self._evicted + self._chunks[0][2] - cut[1]
 
     def snapshot(self, frame_bytes: int = 64 * 1024) -> list[tuple[Stream, str]]:
         """The kept output, consecutive same-stream chunks joined up to ``frame_bytes`` each,
@@ -58,7 +74,12 @@ class OutputRing:
         parts: list[str] = []
         current: Stream | None = None
         size = 0
-        for stream, text, n in self._chunks:
+        cut = self._head_cut()
+        for i, (stream, text, n) in enumerate(self._chunks):
+            if i == 0 and cut is not None:
+                text, n = cut
+                if not n:
+                    continue
             if parts and (stream != current or size + n > frame_bytes):
                 out.append((current or stream, "".join(parts)))
                 parts, size = [], 0
