@@ -57,6 +57,24 @@ async def test_first_command_spawns_the_agent_then_stdin_gets_each_command() -> 
         assert hub.hub.sessions["echo"].process.pid != pid  # type: ignore[union-attr]
 
 
+async def test_a_trickle_is_forwarded_line_by_line_not_held_for_a_large_read() -> None:
+    # Reads ask for up to 1 MiB; each line must still go out at once, as its own frame, while
+    # the agent waits for the next command (nothing else will ever fill that read).
+    async with running_hub(make_config(agent("echo"))) as hub, client(hub) as c:
+        for i in range(20):
+            await c.send(type="command", agent="echo", text=str(i))
+            frames = await c.until_type("stdout", "echo")
+            assert frames[-1]["data"] == f"echo: {i}\n"
+
+
+async def test_a_flood_arrives_whole_and_in_order() -> None:
+    total = 8 * 1024 * 1024  # several 1 MiB pipe fills and reads
+    async with running_hub(make_config(agent("flood", str(total)))) as hub, client(hub) as c:
+        await c.send(type="command", agent="flood", text="go")
+        frames = await c.until_type("exit", "flood")
+        assert text_of(frames) == flood_text(total)
+
+
 async def test_several_clients_watch_one_agent() -> None:
     async with running_hub(make_config(agent("echo"))) as hub, \
             client(hub) as a, client(hub) as b:
