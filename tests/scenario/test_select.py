@@ -110,7 +110,7 @@ def test_neither_name_nor_prompt_selects_a_lone_scenario_only() -> None:
 
 def test_index_is_reusable_and_reports_its_names() -> None:
     index = ScenarioIndex(ALL)
-    assert len(index) == 4
+    assert index.prepare() is index and len(index) == 4
     assert index.names == ["docs", "fix-bug", "hello", "no-prompt"]
     assert index.by_name("hello") is HELLO and index.by_name("x") is None
     assert index.select(prompt="Write a README").name == "docs"

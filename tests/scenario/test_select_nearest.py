@@ -77,6 +77,20 @@ def test_many_equal_distances_come_back_in_position_order() -> None:
     assert search.nearest("zzz", 6) == scan("zzz", strings, 6)
 
 
+def test_prepare_builds_the_bound_index_before_any_query() -> None:
+    rng = random.Random(4)
+    strings = [prompt(rng, i) for i in range(LARGE)]
+    search = NearestStrings(strings)
+    assert search._bags is None
+    search.prepare()
+    bags = search._bags
+    assert bags is not None and search.nearest(strings[9], 2)[0] == (0, 9)
+    assert search._bags is bags  # built once
+    small = NearestStrings(strings[:10])
+    small.prepare()
+    assert small._bags is None  # a scan needs nothing
+
+
 def test_a_large_k_falls_back_to_the_scan() -> None:
     strings = [f"s{i}" for i in range(LARGE)]
     search = NearestStrings(strings)

@@ -37,6 +37,14 @@ class NearestStrings:
     def __len__(self) -> int:
         return len(self.strings)
 
+    def prepare(self) -> None:
+        """Build the search structures now rather than on the first query (a server calls
+        this at start-up so that its first request does not pay ~0.1 s for 10,000 strings)."""
+        if len(self.strings) >= LARGE and self._bags is None:
+            from scenarist.scenario.bag_index import BagIndex
+
+            self._bags = BagIndex(self.strings)
+
     def nearest(self, query: str, k: int) -> list[tuple[int, int]]:
         """The ``k`` nearest strings to ``query`` as ``(distance, position)``, sorted by
         distance, then position."""
@@ -44,10 +52,8 @@ class NearestStrings:
             return []
         if len(self.strings) < LARGE or k * 8 >= len(self.strings):
             return scan(query, self.strings, k)
-        if self._bags is None:
-            from scenarist.scenario.bag_index import BagIndex
-
-            self._bags = BagIndex(self.strings)
+        self.prepare()
+        assert self._bags is not None
         return self._bags.nearest(query, k)
 
 
