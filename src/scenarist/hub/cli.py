@@ -38,8 +38,8 @@ def url_host(host: str) -> str:
 
 
 def event_loop_runner() -> asyncio.Runner:
-    """uvloop where installed: its C pipe and socket transports roughly halve the hub's
-    per-byte cost when an agent floods its output; plain asyncio otherwise."""
+    """uvloop where installed (C pipe and socket transports for the flood path; figures in
+    docs/hub-protocol.md); plain asyncio otherwise — the hub works on both."""
     try:
         import uvloop
     except ImportError:

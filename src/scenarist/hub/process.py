@@ -110,7 +110,8 @@ class AgentProcess:
     """A started agent. Create with :meth:`start`; :attr:`finished` is set after ``on_exit``.
 
     Output pipes are made here rather than by the event loop (uvloop would use socket pairs),
-    so both loops read real, widened pipes with reads of up to :data:`PIPE_BYTES`.
+    so both loops read real, widened pipes (asyncio up to :data:`PIPE_BYTES` per read, uvloop
+    256 KB per read and up to 32 reads per loop iteration).
     """
 
     def __init__(self, on_output: OutputCallback, on_exit: ExitCallback, grace_s: float,
