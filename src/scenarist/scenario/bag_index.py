@@ -51,7 +51,7 @@ _SEED_SORTED = 4  # neighbours on each side in forward and in reversed sort orde
 _REFINE_FROM = 512  # seed near the best string found when more candidates than this remain
 _LCS_FROM = 256  # compute LCS bounds when more candidates than this pass the bag bound
 _FIRST_ROUND = 256  # candidates verified before the limit tightens; 4x more each round
-_PARALLEL_FROM = 512  # verify in threads from this many candidates on
+_PARALLEL_FROM = 512  # score (LCS or distance) in threads from this many strings on
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None
