@@ -184,8 +184,9 @@ def start_server(
     readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, drain_stderr)]
     for reader in readers:
         reader.start()
-    if not ready.wait(timeout_s) or not found:
-        silent = not found and proc.poll() is None
+    answered = ready.wait(timeout_s)  # set by the URL line or by EOF (the child exited)
+    if not answered or not found:
+        silent = not answered
         stop_group(proc)
         _close(proc, readers)
         stderr = "".join(errors).strip()
