@@ -175,6 +175,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         clock=RealClock(spin_ms=args.spin_ms),
     )
     server = MockModelServer(scripts, options)
+    server.selector.index.prepare()  # the prompt search is built now, not on the first request
     config = uvicorn.Config(
         server.app,
         log_level="warning",
