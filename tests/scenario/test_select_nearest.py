@@ -48,7 +48,7 @@ def test_large_set_uses_the_bound_index_and_matches_a_full_scan(
         large: tuple[list[str], NearestStrings]) -> None:
     strings, search = large
     rng = random.Random(3)
-    queries = ["", "x" * 400, "a" * 69_990, "ü" * 280, "déjà vu", "日本語", strings[7]]
+    queries = ["", "x" * 400, "a" * 300, "ü" * 280, "déjà vu", "日本語", strings[7]]
     for base in rng.sample(strings[:LARGE], 12):
         queries += variants(rng, base)
     for query in queries:
