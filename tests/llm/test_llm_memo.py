@@ -15,12 +15,8 @@ import json
 from typing import Any
 
 import httpx
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from scenarist import wire
 from scenarist.llm.script import ModelTurn, Script, Segment, Timed, ToolAction
-from scenarist.llm.server import _frame_bytes
 
 CLAUDE_TOOLS = ["Bash", "Write", "Edit", "Read"]
 
@@ -126,28 +122,3 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
     for name in ("base", "stream", "responses"):
         later = post(memo.url, VARIANTS[name])
         assert later == post(fresh.url, VARIANTS[name]) and later != answers[name], name
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    text=st.text(max_size=40),
-    args=st.dictionaries(st.text(max_size=8), st.text(max_size=8) | st.integers(), max_size=3),
-)
-def test_server_frame_bytes_equal_the_wire_encoding(text: str, args: dict[str, Any]) -> None:
-    """The server encodes frames with orjson; the bytes must be ``Frame.encode()``'s."""
-    events = [
-        wire.MessageStart(id="r1", model="m", input_tokens=3),
-        wire.ReasoningDelta(text),
-        wire.ReasoningEnd("sig"),
-        wire.TextDelta(text),
-        wire.ToolCallStart("c1", "run"),
-        wire.ToolCallDelta("c1", json.dumps(args, ensure_ascii=False)),
-        wire.ToolCallEnd("c1"),
-        wire.ToolCallStart("c2", "apply_patch", "custom"),
-        wire.ToolCallDelta("c2", text),
-        wire.ToolCallEnd("c2"),
-        wire.Finish(usage=wire.Usage(3, 5)),
-    ]
-    for api in ("openai_chat", "openai_responses", "anthropic"):
-        for frame in wire.encode_stream(api, events, include_usage=True):
-            assert _frame_bytes(frame) == frame.encode()

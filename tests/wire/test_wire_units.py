@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scenarist import wire
 from scenarist.wire import (
     Error,
     Finish,
@@ -23,6 +27,7 @@ from scenarist.wire import (
     requested_model,
     wants_stream,
 )
+from scenarist.wire.sse import Frame
 
 
 @given(st.text(), st.integers(min_value=1, max_value=40))
@@ -85,3 +90,36 @@ def test_frames_carry_at_ms_for_pacing() -> None:
     frames = list(encode_stream("anthropic", [MessageStart(at_ms=0), TextDelta("a", at_ms=50),
                                               Finish(at_ms=90)]))
     assert [f.at_ms for f in frames] == [0, 0, 50, 50, 90, 90, 90]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=40),
+    args=st.dictionaries(st.text(max_size=8), st.text(max_size=8) | st.integers(), max_size=3),
+)
+def test_frame_bytes_equal_the_stdlib_compact_encoding(text: str, args: dict[str, Any]) -> None:
+    """Frames are encoded with orjson; the bytes must be what the stdlib's compact,
+    non-ASCII-preserving encoder writes (what the real APIs send)."""
+    events = [
+        wire.MessageStart(id="r1", model="m", input_tokens=3),
+        wire.ReasoningDelta(text),
+        wire.ReasoningEnd("sig"),
+        wire.TextDelta(text),
+        wire.ToolCallStart("c1", "run"),
+        wire.ToolCallDelta("c1", json.dumps(args, ensure_ascii=False)),
+        wire.ToolCallEnd("c1"),
+        wire.ToolCallStart("c2", "apply_patch", "custom"),
+        wire.ToolCallDelta("c2", text),
+        wire.ToolCallEnd("c2"),
+        wire.Finish(usage=wire.Usage(3, 5)),
+    ]
+    for api in ("openai_chat", "openai_responses", "anthropic"):
+        for frame in wire.encode_stream(api, events, include_usage=True):
+            data = frame.data if isinstance(frame.data, str) else json.dumps(
+                frame.data, ensure_ascii=False, separators=(",", ":"))
+            head = "" if frame.event is None else f"event: {frame.event}\n"
+            assert frame.encode() == f"{head}data: {data}\n\n".encode()
+
+
+def test_frame_falls_back_to_the_stdlib_for_what_orjson_refuses() -> None:
+    assert Frame({1: "x"}).encode() == b'data: {"1":"x"}\n\n'

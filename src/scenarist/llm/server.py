@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -49,41 +50,6 @@ from scenarist.llm.selection import SelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
 from scenarist.wire import Api as WireApi
-from scenarist.wire.sse import Frame
-
-try:  # orjson parses and encodes several times faster; the stdlib is the fallback
-    import orjson
-
-    def _loads(data: bytes) -> Any:
-        return orjson.loads(data)
-
-    def _dumps(obj: Any) -> bytes:
-        return orjson.dumps(obj)
-
-    def _frame_bytes(frame: Frame) -> bytes:
-        """``frame.encode()``, byte for byte (a test holds them equal), with orjson doing the
-        JSON: the stdlib encoder was most of the cost of an unmemoised stream."""
-        if isinstance(frame.data, str):
-            return frame.encode()
-        try:
-            data = orjson.dumps(frame.data)
-        except TypeError:  # something orjson will not encode (e.g. a non-str key)
-            return frame.encode()
-        if frame.event is None:
-            return b"data: " + data + b"\n\n"
-        return b"event: " + frame.event.encode() + b"\ndata: " + data + b"\n\n"
-
-except ImportError:  # pragma: no cover - depends on the environment
-
-    def _loads(data: bytes) -> Any:
-        return json.loads(data)
-
-    def _dumps(obj: Any) -> bytes:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
-
-    def _frame_bytes(frame: Frame) -> bytes:
-        return frame.encode()
-
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 JOURNAL_LIMIT = 10_000
@@ -248,7 +214,7 @@ class MockModelServer:
         raw = await request.body()
         if raw.strip():
             try:
-                body = _loads(raw)
+                body = orjson.loads(raw)
             except ValueError as exc:
                 return _plain_error(400, f"request body is not valid JSON: {exc}")
             if not isinstance(body, dict):
@@ -382,7 +348,7 @@ class MockModelServer:
         }
         self.journal.append(entry)
         try:
-            body = _loads(raw)
+            body = orjson.loads(raw)
         except ValueError as exc:
             return self._fail(entry, api, Reply(400, f"request body is not valid JSON: {exc}"))
         try:
@@ -508,7 +474,7 @@ class MockModelServer:
                 payload: bytes | list[_Batch] = self._frames(api, rendered, conv, int(started))
             else:
                 _status, out = encode_body(WIRE[api], rendered.events, created=int(started))
-                payload = _dumps(out)
+                payload = orjson.dumps(out)
             end_ms = max((e.at_ms for e in rendered.events), default=0)
             hit = _Memo(calls, payload, end_ms)
             if memo:
@@ -551,7 +517,7 @@ class MockModelServer:
                 batches.append(_Batch(at, b"".join(parts)))
                 parts = []
             at = frame.at_ms
-            parts.append(_frame_bytes(frame))
+            parts.append(frame.encode())
         if parts:
             batches.append(_Batch(at, b"".join(parts)))
         return batches
@@ -563,7 +529,7 @@ class MockModelServer:
             WIRE[api], reply.status, reply.message, type=reply.type, param=reply.param
         )
         return Response(
-            _dumps(body),
+            orjson.dumps(body),
             status_code=reply.status,
             headers=reply.headers,
             media_type="application/json",
@@ -600,7 +566,7 @@ def read_request_count(raw: bytes) -> Conversation:
     from scenarist.llm.conversation import read_messages
 
     try:
-        body = _loads(raw)
+        body = orjson.loads(raw)
     except ValueError as exc:
         raise RequestError(f"request body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
