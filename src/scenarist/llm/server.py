@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -108,7 +109,8 @@ class MockModelServer:
                 Route("/health", self._health, methods=["GET", "HEAD"]),
                 Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
                 Route("/_scenarist/check", self._check, methods=["POST"]),
-            ]
+            ],
+            exception_handlers={404: self._unrouted, 405: self._unrouted},
         )
 
     @property
@@ -131,6 +133,19 @@ class MockModelServer:
                 await response(scope, receive, send)
                 return
         await self._routes(scope, receive, send)
+
+    async def _unrouted(self, request: Request, exc: Exception) -> Response:
+        """404/405 in the error format of the API the path belongs to, so that an SDK aimed
+        at a wrong path or method reports our message instead of failing to parse text."""
+        path, method = request.url.path, request.method
+        api: Api = "messages" if path.startswith("/v1/messages") else "chat"
+        allow = "POST" if path in _MODEL_PATHS or path == "/v1/messages/count_tokens" else None
+        if allow is None and isinstance(exc, HTTPException) and exc.status_code == 405:
+            allow = (exc.headers or {}).get("Allow")
+        if allow is not None:
+            message = f"{method} {path} is not allowed; use {allow}"
+            return self._error(api, Reply(405, message, headers={"allow": allow}))
+        return self._error(api, Reply(404, f"no endpoint {method} {path}; {_SERVED}"))
 
     async def _direct(self, api: Api, scope: Scope, receive: Receive) -> Response:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
@@ -544,6 +559,10 @@ class MockModelServer:
         return self._seq
 
 
+_SERVED = (
+    "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
+    "/v1/messages/count_tokens; GET /v1/models, /health, /_scenarist/journal"
+)
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",
