@@ -58,3 +58,21 @@ def test_port_in_use_and_usage_errors() -> None:
         assert taken.returncode == 1 and "--port" in taken.stderr
     usage = _run("--port", "0")
     assert usage.returncode == 2 and "--scenario" in usage.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--port", "70000"], "--port must be 0-65535"),
+        (["--port", "-1"], "--port must be 0-65535"),
+        (["--scenario-speed", "-1"], "--scenario-speed must be >= 0"),
+        (["--body-limit", "0"], "--body-limit must be a positive number"),
+        (["--spin-ms", "-1"], "--spin-ms must be >= 0"),
+        (["--workspace", "/nonexistent/scenarist-ws"], "no such directory"),
+    ],
+)
+def test_out_of_range_flags_are_usage_errors_not_tracebacks(flags: list[str], named: str) -> None:
+    result = _run("--scenario", str(SCENARIOS), "--port", "0", *flags)
+    assert result.returncode == 2
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert "listening on" not in result.stdout

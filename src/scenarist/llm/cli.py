@@ -3,7 +3,7 @@
     scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
                   [--scenario-speed F] [--scenario-define K=V ...]
                   [--agent-type auto|claude|codex|openai] [--workspace DIR] [--strict]
-                  [--body-limit BYTES] [--no-memo]
+                  [--body-limit BYTES] [--spin-ms MS] [--no-memo]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
 ``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0).
@@ -101,6 +101,24 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def argument_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the parsed flags (a usage error, exit 2), or None. Checked before
+    anything is loaded or bound, so a bad value never surfaces as a traceback later on."""
+    if args.scenario_speed < 0:
+        return (
+            f"--scenario-speed must be >= 0 (0.1 = ten times faster), got {args.scenario_speed:g}"
+        )
+    if not 0 <= args.port <= 65535:
+        return f"--port must be 0-65535 (0 = any free port), got {args.port}"
+    if args.body_limit < 1:
+        return f"--body-limit must be a positive number of bytes, got {args.body_limit}"
+    if args.spin_ms < 0:
+        return f"--spin-ms must be >= 0, got {args.spin_ms:g}"
+    if args.workspace is not None and not args.workspace.is_dir():
+        return f"--workspace {args.workspace}: no such directory; create it or pass another"
+    return None
+
+
 def load_scripts(paths: Sequence[str], defines: Sequence[str]) -> list[Script]:
     """Load, validate and plan every scenario; raises ``ScenarioError`` with locations."""
     from scenarist.llm.plan import build_script
@@ -124,8 +142,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.scenario_speed < 0:
-        print("scenarist llm: --scenario-speed must be >= 0", file=sys.stderr)
+    problem = argument_problem(args)
+    if problem is not None:
+        print(f"scenarist llm: {problem}", file=sys.stderr)
         return 2
     from scenarist.scenario.errors import ScenarioError
 
