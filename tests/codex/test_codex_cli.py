@@ -279,6 +279,20 @@ def test_exec_mode_accepts_the_real_flags() -> None:
 def test_parse_args_exec_resume_and_prompt() -> None:
     args = parse_args(["exec", "--json", "-m", "m", "resume", "abc", "do it"])
     assert args.exec_mode and args.resume == "abc" and args.prompt == "do it"
+    # `resume --last PROMPT`: no session id is given, the word is the prompt (as in codex)
+    last = parse_args(["exec", "--json", "resume", "--last", "next step"])
+    assert last.resume is None and last.prompt == "next step"
+    # a prompt written before the subcommand is used when resume has none of its own
+    before = parse_args(["exec", "--json", "next step", "resume", "--last"])
+    assert before.resume is None and before.prompt == "next step"
+    both = parse_args(["exec", "--json", "old", "resume", "abc", "new"])
+    assert both.resume == "abc" and both.prompt == "new"
+    stdin = parse_args(["exec", "--json", "resume", "--last", "-"])
+    assert stdin.resume is None and stdin.prompt == "-"
+    out = fake_codex("exec", "--json", "--seed", "1", "resume", "--last", "help message hi")
+    assert out.lines[0]["type"] == "thread.started"
+    assert out.lines[0]["thread_id"] != "help message hi"
+    assert any(ln.get("item", {}).get("text") == "hi" for ln in out.lines)
     assert parse_args(["--", "--not-an-option"]).prompt == "--not-an-option"
 
 

@@ -98,6 +98,7 @@ _EXEC_OPTIONS: dict[str, tuple[str, bool]] = {
     "-s": ("sandbox", True),
     "--sandbox": ("sandbox", True),
     "--full-auto": ("ignore", False),
+    "--last": ("resume_last", False),  # `exec resume --last`: the positional is the prompt
     **{
         flag: ("ignore", True)
         for flag in (
@@ -168,10 +169,8 @@ def parse_args(argv: list[str]) -> Args:
         elif eq:
             raise UsageError(f"option {name} takes no value")
         args.flags.append((name, action, value))
-    if args.exec_mode and positional and positional[0] == "resume":
-        positional.pop(0)
-        if positional and positional[0] != "-":
-            args.resume = positional.pop(0)
+    if args.exec_mode and "resume" in positional[:2]:
+        positional = _resume(args, positional)
     if len(positional) > 1:
         raise UsageError(
             f"expected at most one prompt, got {len(positional)} arguments; quote the prompt"
@@ -179,6 +178,18 @@ def parse_args(argv: list[str]) -> Args:
     if positional:
         args.prompt = positional[0]
     return args
+
+
+def _resume(args: Args, positional: list[str]) -> list[str]:
+    """``codex exec [PROMPT] resume [SESSION_ID|--last] [PROMPT]``: note the session id and
+    return the prompt words. As in codex, ``--last`` makes the first word after ``resume``
+    the prompt, and a prompt after ``resume`` wins over one written before it."""
+    at = positional.index("resume")
+    before, after = positional[:at], positional[at + 1:]
+    last = any(action == "resume_last" for _, action, _ in args.flags)
+    if after and not last and after[0] != "-":
+        args.resume = after.pop(0)
+    return after or before
 
 
 def _int_flag(name: str, value: str, lo: int = 0) -> int:
