@@ -90,6 +90,9 @@ def test_timeline_table_and_invalid_file(tmp_path: Path, capsys: pytest.CaptureF
     assert timeline_main([str(EXAMPLES / "hello-codex.yaml")]) == 0
     out = capsys.readouterr().out
     assert "at_ms" in out and "runCmd" in out and "Create hello.py" in out
+    # the second runCmd's result row shows the output the scenario gives it
+    results = [ln for ln in out.splitlines() if "toolResult" in ln]
+    assert len(results) == 2 and results[1].endswith('runCmd {"result": "hello from scenarist"}')
     assert timeline_main([str(write(tmp_path, "bad.yaml", BAD))]) == 1
     assert timeline_main([]) == 2
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from scenarist.scenario.cli import _Parser
+from scenarist.scenario.cli_parser import Parser
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 NOT_IMPORTED = (
     "dataclasses", "inspect",  # the model is built with scenario.record
-    "shutil", "bz2", "lzma",  # argparse's help formatter, replaced by scenario.cli._Formatter
+    "shutil", "bz2", "lzma",  # argparse's help formatter, replaced by scenario.cli_parser's
     "json",  # only timeline --json / schema / select --json need it
     "numpy", "rapidfuzz",  # selection only
     "asyncio", "starlette", "uvicorn", "httpx", "pydantic",  # servers only
@@ -64,7 +64,7 @@ def test_help_is_wrapped_as_stock_argparse_wraps_it(columns: str,
         parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
         return parser.format_help()
 
-    ours = build(_Parser(prog="scenarist validate", description="Check scenario files."))
+    ours = build(Parser(prog="scenarist validate", description="Check scenario files."))
     stock = build(argparse.ArgumentParser(prog="scenarist validate",
                                           description="Check scenario files."))
     assert ours == stock

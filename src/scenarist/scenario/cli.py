@@ -7,106 +7,36 @@ frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Pytho
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
+
+from scenarist.scenario.cli_parser import (
+    Parser,
+    add_defines,
+    define_symbols,
+    run,
+    scenario_paths,
+)
+from scenarist.scenario.select_cli import select_main
 
 __all__ = ["beat_json", "schema_main", "select_main", "timeline_main", "validate_main"]
 
 
-class _Usage(Exception):
-    pass
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, minus its ``import shutil`` (which brings bz2 and lzma:
-    ~2.5 ms of every start, paid when the first argument is added): the width is found as
-    ``shutil.get_terminal_size`` finds it, $COLUMNS else the terminal else 80."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position,
-                         _columns() - 2 if width is None else width)
-
-
-def _columns() -> int:
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as exit 2 without raising SystemExit mid-way."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise _Usage
-
-
-def _add_defines(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--define", "--scenario-define", dest="define", action="append", default=[],
-                        metavar="KEY[=VAL]",
-                        help="a rule symbol (repeatable; bare KEY = true; overrides $AH_SCENARIO_DEFINES)")
-
-
-def _run(parser: _Parser, argv: Sequence[str], body: Any) -> int:
-    try:
-        args = parser.parse_args(list(argv))
-    except _Usage:
-        return 2
-    except SystemExit as exc:  # --help
-        return int(exc.code or 0)
-    try:
-        return int(body(args))
-    except _Usage:
-        return 2
-    except BrokenPipeError:
-        return 0
-
-
-def _symbols(parser: _Parser, args: argparse.Namespace) -> dict[str, bool | int | str]:
-    from scenarist.scenario.rules import parse_defines
-
-    try:
-        return parse_defines(args.define)
-    except ValueError as exc:
-        parser.error(str(exc))
-
-
 def validate_main(argv: Sequence[str]) -> int:
     """Check scenario files and folders; print every issue; exit 0 (valid) or 1."""
-    parser = _Parser(prog="scenarist validate", description="Check scenario files.")
+    parser = Parser(prog="scenarist validate", description="Check scenario files.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
-    _add_defines(parser)
+    add_defines(parser)
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
 
     def body(args: argparse.Namespace) -> int:
-        from pathlib import Path
-
         from scenarist.scenario.errors import ScenarioError
-        from scenarist.scenario.load import load_scenario, scenario_files
+        from scenarist.scenario.load import load_scenario
 
-        symbols = _symbols(parser, args)
-        missing = [p for p in args.paths if not Path(p).exists()]
-        if missing:
-            parser.error(f"no such file or folder: {', '.join(missing)}")
-        files = scenario_files(args.paths)
-        if not files:
-            parser.error("no .yaml/.yml files found in " + ", ".join(args.paths))
+        symbols = define_symbols(parser, args)
+        files = scenario_paths(parser, args.paths)
         bad = 0
         for path in files:
             try:
@@ -126,7 +56,7 @@ def validate_main(argv: Sequence[str]) -> int:
             print(f"{len(files) - bad} of {len(files)} scenario(s) valid")
         return 1 if bad else 0
 
-    return _run(parser, argv, body)
+    return run(parser, argv, body)
 
 
 def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
@@ -199,8 +129,10 @@ def _summary(entry: dict[str, Any]) -> str:
         if key in entry:
             value = entry[key]
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            if key == "tool":
-                text = f"{value} {json.dumps(entry.get('args', entry.get('status')))}"
+            if key == "tool":  # a call shows its arguments, a result its status and output
+                detail = entry["args"] if "args" in entry else {
+                    k: entry[k] for k in ("status", "result") if entry.get(k) is not None}
+                text = f"{value} {json.dumps(detail, ensure_ascii=False)}"
             text = " ".join(text.split())
             return text if len(text) <= 70 else text[:67] + "..."
     return ""
@@ -208,12 +140,12 @@ def _summary(entry: dict[str, Any]) -> str:
 
 def timeline_main(argv: Sequence[str]) -> int:
     """Print a scenario's compiled schedule: a table, or ``--json`` beats ordered by time."""
-    parser = _Parser(prog="scenarist timeline", description="Show the compiled timeline.")
+    parser = Parser(prog="scenarist timeline", description="Show the compiled timeline.")
     parser.add_argument("path", metavar="FILE", help="a scenario file")
     parser.add_argument("--json", action="store_true", help="a JSON array of beats")
     parser.add_argument("--speed", type=float, default=1.0, metavar="F",
                         help="scale times by F (clamped to >= 0.01; < 1 is faster)")
-    _add_defines(parser)
+    add_defines(parser)
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def body(args: argparse.Namespace) -> int:
@@ -227,7 +159,7 @@ def timeline_main(argv: Sequence[str]) -> int:
         if math.isnan(args.speed) or math.isinf(args.speed):
             parser.error(f"--speed must be a finite number, got {args.speed}")
         speed = max(args.speed, 0.01)
-        symbols = _symbols(parser, args)
+        symbols = define_symbols(parser, args)
         try:
             scenario = load_scenario(args.path, defines=symbols, strict=args.strict)
         except ScenarioError as exc:
@@ -250,12 +182,12 @@ def timeline_main(argv: Sequence[str]) -> int:
             print(f"{row['at_ms']:>9}  {row['index']:>4}  {phase:<5}  {row['kind']:<22}  {_summary(row)}")
         return 0
 
-    return _run(parser, argv, body)
+    return run(parser, argv, body)
 
 
 def schema_main(argv: Sequence[str]) -> int:
     """Print the JSON Schema of the scenario format (for yaml-language-server and editors)."""
-    parser = _Parser(prog="scenarist schema", description="Print the JSON Schema of the format.")
+    parser = Parser(prog="scenarist schema", description="Print the JSON Schema of the format.")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     def body(args: argparse.Namespace) -> int:
@@ -275,7 +207,5 @@ def schema_main(argv: Sequence[str]) -> int:
             sys.stdout.write(text)
         return 0
 
-    return _run(parser, argv, body)
+    return run(parser, argv, body)
 
-
-from scenarist.scenario.select_cli import select_main  # noqa: E402  (`scenarist select`)

@@ -10,6 +10,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from scenarist.scenario.cli_parser import (
+    Parser,
+    add_defines,
+    define_symbols,
+    run,
+    scenario_paths,
+)
+
 __all__ = ["select_main", "selection_json"]
 
 
@@ -28,10 +36,7 @@ def selection_json(selection: Any) -> dict[str, Any]:
 
 def select_main(argv: Sequence[str]) -> int:
     """Load scenarios, select one by ``--name`` or by the nearest initial prompt, print it."""
-    # core's CLI helpers; imported here because scenario.cli re-exports this function
-    from scenarist.scenario.cli import _add_defines, _Parser, _run, _symbols
-
-    parser = _Parser(prog="scenarist select",
+    parser = Parser(prog="scenarist select",
                      description="Show which scenario a prompt selects: exact --name wins, else "
                                  "the smallest Levenshtein distance to a scenario's initial prompt.")
     parser.add_argument("prompt", nargs="?", metavar="PROMPT",
@@ -40,26 +45,20 @@ def select_main(argv: Sequence[str]) -> int:
                         metavar="PATH", required=True,
                         help="scenario file or folder (repeatable; folders are read recursively)")
     parser.add_argument("-n", "--name", help="select this scenario by its exact name")
-    _add_defines(parser)
+    add_defines(parser)
     parser.add_argument("--json", action="store_true", help="print the selection as JSON")
 
     def body(args: argparse.Namespace) -> int:
-        from pathlib import Path
-
         from scenarist.scenario.errors import ScenarioError
-        from scenarist.scenario.load import load_scenarios, scenario_files
+        from scenarist.scenario.load import load_scenarios
         from scenarist.scenario.select import ScenarioIndex, SelectionError
 
         if args.prompt is None and args.name is None:
             parser.error("give a PROMPT to match, or --name NAME")
-        symbols = _symbols(parser, args)
-        missing = [p for p in args.paths if not Path(p).exists()]
-        if missing:
-            parser.error(f"no such file or folder: {', '.join(missing)}")
-        if not scenario_files(args.paths):
-            parser.error("no .yaml/.yml files found in " + ", ".join(args.paths))
+        symbols = define_symbols(parser, args)
+        files = scenario_paths(parser, args.paths)
         try:
-            scenarios = load_scenarios(args.paths, defines=symbols)
+            scenarios = load_scenarios(files, defines=symbols)
         except ScenarioError as exc:
             for issue in exc.issues:
                 print(issue, file=sys.stderr)
@@ -84,4 +83,4 @@ def select_main(argv: Sequence[str]) -> int:
             print(f"  runner-up: {name}  (distance {distance})")
         return 0
 
-    return int(_run(parser, argv, body))
+    return run(parser, argv, body)
