@@ -100,8 +100,13 @@ def test_config_errors_are_usage_errors_with_a_fix(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "hub.toml: [agents.sh]: argv is a string" in result.stderr
     assert "Traceback" not in result.stderr
-    assert run_cli("--token", "short").returncode == 2
-    assert run_cli("--timeout-s", "0").returncode == 2
+    for flags, named in ((("--token", "short"), "--token must be at least 8 characters"),
+                         (("--timeout-s", "0"), "--timeout-s must be a positive number"),
+                         (("--port", "70000"), "--port must be between 0 and 65535"),
+                         (("--allow-origin", "localhost:5173"), "scheme://host[:port]")):
+        result = run_cli(*flags)
+        assert result.returncode == 2, flags
+        assert named in result.stderr and "Traceback" not in result.stderr
 
 
 def test_a_busy_port_is_reported_not_a_traceback() -> None:

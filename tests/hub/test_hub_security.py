@@ -7,6 +7,7 @@ from scenarist.hub.security import (
     is_loopback,
     new_token,
     origin_allowed,
+    origin_problem,
     token_from,
     token_ok,
 )
@@ -54,3 +55,14 @@ def test_rate_limiter_allows_a_burst_then_the_sustained_rate() -> None:
     assert [limiter.allow(), limiter.allow()] == [True, False]
     now[0] += 100.0  # refills to the burst, not beyond
     assert sum(limiter.allow() for _ in range(10)) == 3
+
+
+def test_origin_problem_names_what_an_allow_origin_can_never_match() -> None:
+    for good in ("http://localhost:5173", "https://Example.com", "http://a.b/",
+                 "http://[::1]:8080", "chrome-extension://abcdef"):
+        assert origin_problem(good) is None, good
+    for bad in ("notaurl", "localhost:5173", "http://x/path", "http://x?q=1", "http://x:abc",
+                "http://x:99999", "http://user@x", "http://"):
+        problem = origin_problem(bad)
+        assert problem is not None and repr(bad) in problem
+        assert "scheme://host[:port]" in problem

@@ -13,7 +13,7 @@ from scenarist.hub.config import (
     default_agents,
     load_config,
 )
-from scenarist.hub.security import is_loopback, new_token
+from scenarist.hub.security import is_loopback, new_token, origin_problem
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +60,11 @@ def main(argv: list[str]) -> int:
         print(f"{prefix} --token must be at least 8 characters (or omit it for a random one)",
               file=sys.stderr)
         return 2
+    for origin in args.allow_origin:
+        problem = origin_problem(origin)
+        if problem is not None:
+            print(f"{prefix} --allow-origin {problem}", file=sys.stderr)
+            return 2
     try:
         agents = load_config(args.config) if args.config else default_agents()
     except ConfigError as exc:

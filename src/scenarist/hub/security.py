@@ -15,6 +15,7 @@ import ipaddress
 import secrets
 import time
 from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 
 def new_token() -> str:
@@ -41,6 +42,22 @@ def token_ok(given: str | None, expected: str) -> bool:
 
 def normalize_origin(origin: str) -> str:
     return origin.strip().rstrip("/").lower()
+
+
+def origin_problem(origin: str) -> str | None:
+    """Why ``origin`` can never equal a browser's ``Origin`` header (``scheme://host[:port]``,
+    nothing after), or None. An ``--allow-origin`` that cannot match would silently allow
+    nothing."""
+    parts = urlsplit(normalize_origin(origin))
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    well_formed = bool(parts.scheme and parts.hostname) and port != -1
+    if not well_formed or parts.path or parts.query or parts.fragment or "@" in parts.netloc:
+        return (f"{origin!r} is not an origin; write it as a browser sends it: "
+                "scheme://host[:port] with nothing after, e.g. http://localhost:5173")
+    return None
 
 
 def origin_allowed(origin: str | None, host: str | None, secure: bool,
