@@ -139,6 +139,23 @@ def test_no_match_names_nearest_with_distances(srv: Any) -> None:
     assert unknown.json()["type"] == "error" and "gamma" in unknown.json()["error"]["message"]
 
 
+def test_a_fragment_of_a_prompt_is_no_match_but_an_added_sentence_is(srv: Any) -> None:
+    for fragment in ("a", "alpha", "the alpha"):
+        resp = post(srv, "/v1/chat/completions", chat(fragment))
+        assert resp.status_code == 404, fragment
+        assert "no scenario matches" in resp.json()["error"]["message"]
+    longer = chat("Build the alpha module. Then tell me how long it took, and why it was slow.")
+    assert text_of(post(srv, "/v1/chat/completions", longer)) == "Running."
+    # a later prompt that is a fragment of the scenario's next userInputs is refused too
+    body = chat(
+        "build the alpha module",
+        *tool_round("c1"),
+        {"role": "assistant", "content": "Alpha is built."},
+        {"role": "user", "content": "test"},
+    )
+    assert post(srv, "/v1/chat/completions", body).status_code == 409
+
+
 def test_position_comes_from_the_history(srv: Any) -> None:
     first = post(srv, "/v1/chat/completions", chat("build the alpha module"))
     call = first.json()["choices"][0]["message"]["tool_calls"][0]

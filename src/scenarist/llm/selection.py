@@ -4,9 +4,11 @@ initial prompt (:class:`scenarist.scenario.select.ScenarioIndex` does the search
 
 A model server must not answer a request meant for something else, so a nearest scenario
 only *matches* when a person would call it the same request: equal after whitespace/case
-normalisation, one containing the other, or a normalised similarity of at least
-:data:`MIN_SIMILARITY`. Otherwise the request fails loudly, naming the nearest scenarios
-and their distances.
+normalisation, the request containing the scenario's whole prompt (the user added a
+sentence), or a normalised similarity of at least :data:`MIN_SIMILARITY`. A request that is
+only a fragment of the scenario's prompt ("a", "run it") does not match: it is held to the
+similarity rule. Otherwise the request fails loudly, naming the nearest scenarios and their
+distances.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rapidfuzz.distance import Levenshtein
 
 from scenarist.llm.script import Script
 from scenarist.scenario.select import ScenarioIndex
-from scenarist.scenario.select import SelectionError as IndexError_
+from scenarist.scenario.select import SelectionError as IndexSelectionError
 
 MIN_SIMILARITY = 0.5
 
@@ -46,11 +48,12 @@ def _norm(text: str) -> str:
 
 
 def is_match(prompt: str, candidate: str | None) -> bool:
-    """Whether ``candidate`` is close enough to ``prompt`` to be the same request."""
+    """Whether the scripted ``candidate`` is close enough to the typed ``prompt`` to be the
+    same request (see the module doc)."""
     a, b = _norm(prompt), _norm(candidate or "")
     if not b:
         return False
-    if a == b or a in b or b in a:
+    if b in a:
         return True
     return bool(Levenshtein.normalized_similarity(a, b) >= MIN_SIMILARITY)
 
@@ -81,14 +84,14 @@ class Selector:
         if name:
             try:
                 return Choice(self.index.select(name=name).scenario, "name")
-            except IndexError_ as exc:
+            except IndexSelectionError as exc:
                 raise SelectionError(f"scenarist: x-scenario-name: {exc}") from None
         by: Literal["header-prompt", "prompt"] = "header-prompt" if prompt else "prompt"
         text = prompt or conv_prompt
         if text is None:
             try:
                 chosen = self.index.select()
-            except IndexError_ as exc:
+            except IndexSelectionError as exc:
                 raise SelectionError(
                     f"scenarist: the request has no user prompt to match a scenario with; "
                     f"send x-scenario-name or x-scenario-prompt ({exc})",
