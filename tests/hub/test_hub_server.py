@@ -149,6 +149,29 @@ async def test_kill_stops_the_whole_group_and_reports_killed_then_exit() -> None
         assert "is not running" in err["message"]
 
 
+async def test_kill_applies_in_message_order() -> None:
+    """A kill sent before a command finds nothing to kill; it must not stop the agent that
+    the later command starts. A kill right after a command stops the agent it started."""
+    async with running_hub(make_config(agent("echo"))) as hub, client(hub) as c:
+        await c.send(type="kill", agent="echo")
+        await c.send(type="command", agent="echo", text="first")
+        await c.until(lambda m: "echo: first\n" in text_of(c.seen))
+        kinds = [f["type"] for f in c.seen if f.get("agent") == "echo"]
+        assert kinds[:3] == ["error", "status", "status"]
+        await c.send(type="command", agent="echo", text="second")
+        await c.until(lambda m: "echo: second\n" in text_of(c.seen))
+        assert "killed" not in [f["type"] for f in c.seen]
+        assert hub.hub.sessions["echo"].state == "running"
+        await c.send(type="kill", agent="echo")
+        await c.until_type("status", "echo")
+        # in one burst: the kill stops the agent the command before it started
+        await c.send(type="command", agent="echo", text="third")
+        await c.send(type="kill", agent="echo")
+        frames = await c.until_type("exit", "echo")
+        assert frames[-1] == {"type": "exit", "agent": "echo", "code": None, "signal": "SIGTERM"}
+        assert [f["type"] for f in c.seen].count("killed") == 2
+
+
 async def test_timeout_is_reported_and_the_agent_keeps_running_unless_configured() -> None:
     spec = agent("echo", timeout_s=0.2)
     async with running_hub(make_config(spec)) as hub, client(hub) as c:

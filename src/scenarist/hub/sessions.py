@@ -164,19 +164,28 @@ class AgentSession:
         self._broadcast(protocol.exit_(self.name, code, None))
         self._set_state("error")
 
-    async def kill(self, client: Outbox | None = None) -> None:
-        """Stop the agent's whole process group; subscribers get ``killed`` then ``exit``."""
-        if self.state == "starting":
-            async with self._spawn_lock:
-                pass
-        process = self.process
-        if process is None:
-            if client is not None:
-                client.push(protocol.error(f"agent {self.name!r} is not running; nothing to kill",
-                                           self.name), self.name)
+    def request_kill(self, client: Outbox) -> None:
+        """A client's ``kill``, decided in message order: it stops the agent that is running
+        (or being started) now, never one that a later command starts. Only the wait through
+        the grace period runs in the background, so the client stays responsive."""
+        if self.process is None and self.state != "starting":
+            client.push(protocol.error(f"agent {self.name!r} is not running; nothing to kill",
+                                       self.name), self.name)
             return
-        if client is not None and client not in self.subscribers:
+        if client not in self.subscribers:
             self.subscribe(client, replay=False)
+        self.spawn_task(self._stop(self.process))
+
+    async def kill(self) -> None:
+        """Stop the agent's whole process group now; subscribers get ``killed`` then ``exit``."""
+        await self._stop(self.process)
+
+    async def _stop(self, process: AgentProcess | None) -> None:
+        if process is None:  # being started when the kill came: stop what that start produces
+            async with self._spawn_lock:
+                process = self.process
+            if process is None:
+                return  # the start failed; its error and exit were already sent
         await process.kill()
 
     # -- timeout -------------------------------------------------------------------------------
@@ -196,7 +205,7 @@ class AgentSession:
             return
         self._broadcast(protocol.timeout(self.name, self.timeout_s))
         if self.spec.kill_on_timeout:
-            self.spawn_task(self.kill())
+            self.spawn_task(self._stop(self.process))
 
     def spawn_task(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background, keeping a reference until it is done."""
@@ -225,8 +234,7 @@ class Hub:
         if isinstance(message, Command):
             await session.command(message.text, client)
         elif isinstance(message, Kill):
-            # Killing waits up to the grace period: do it aside so this client stays responsive.
-            session.spawn_task(session.kill(client))
+            session.request_kill(client)
         elif isinstance(message, Subscribe):
             session.subscribe(client)
 
