@@ -176,3 +176,34 @@ def test_loading_raises_only_scenario_error_even_for_odd_input() -> None:
     for text in ["[", "name: [", "\x00", "name: t\ntimeline: [[[]]]", "? [a]\n: b\n", "a: *nope\n"]:
         with pytest.raises(ScenarioError):
             load_scenario_text(text)
+
+
+def test_lists_of_mappings_report_bad_items_and_unknown_keys() -> None:
+    """Each list of mappings names a non-mapping item by its path and warns of unknown keys."""
+    acp = "acp: {capabilities: {loadSession: false}, mcpServers: [3, {name: fs, command: /bin/fs, colour: red}]}\n"
+    cases = [
+        (timeline("- agentPermissionRequest: {options: [7, {id: a, kind: allow_once, x: 1}], "
+                  "granted: true}\n"), "timeline[0].agentPermissionRequest.options",
+         "a mapping with id, label, kind"),
+        (timeline("- agentPlan: {entries: [plain, {content: c, owner: me}]}\n"),
+         "timeline[0].agentPlan.entries", "a mapping with content/priority/status"),
+        ("name: t\nrepo: {files: [x, {path: a, contents: b, mode: 1}]}\ntimeline: []\n",
+         "repo.files", "a mapping with path and contents"),
+        ("name: t\n" + acp + "timeline: []\n", "acp.mcpServers", "an MCP server mapping"),
+        ("name: t\nexpect: {artifacts: [1, {pattern: p, size: 2}]}\ntimeline: []\n",
+         "expect.artifacts", "a mapping with type and pattern"),
+    ]
+    for text, list_path, want in cases:
+        with pytest.raises(ScenarioError) as info:
+            load(text)
+        found = info.value.issues
+        bad = [i for i in found if i.severity == "error"]
+        assert [(i.path, want in i.message) for i in bad] == [(f"{list_path}[0]", True)], text
+        warned = [i.path for i in found if i.severity == "warning"]
+        assert len(warned) == 1 and warned[0].startswith(f"{list_path}[1]."), (text, warned)
+
+
+def test_permission_option_ids_must_be_unique() -> None:
+    issue = one_error(timeline("- agentPermissionRequest: {options: [{id: a, kind: allow_once}, "
+                               "{id: a, kind: reject_once}], granted: true}\n"), "must be unique")
+    assert issue.path == "timeline[0].agentPermissionRequest.options"

@@ -117,16 +117,11 @@ def parse_annotations(report: Report, d: dict[str, Any], path: str) -> Annotatio
 
 
 def parse_plan_entries(report: Report, d: dict[str, Any], path: str) -> tuple[PlanEntry, ...]:
-    entries = report.listing(d, "entries", path, required=True) or []
-    epath = join(path, "entries")
     out: list[PlanEntry] = []
-    for i, entry in enumerate(entries):
-        ipath = join(epath, i)
-        if not isinstance(entry, dict):
-            report.wrong_type(entries, i, epath, "a mapping with content/priority/status",
-                              "{content: 'Write tests', priority: high, status: pending}")
-            continue
-        report.unknown_keys(entry, ("content", "priority", "status", "_meta"), ipath)
+    for ipath, entry in report.records(
+            d, "entries", path, ("content", "priority", "status", "_meta"),
+            "a mapping with content/priority/status",
+            "{content: 'Write tests', priority: high, status: pending}", required=True):
         content = report.string(entry, "content", ipath, required=True, example="'Write tests'")
         priority = report.choice(entry, "priority", ipath, PRIORITIES, "medium")
         status = report.choice(entry, "status", ipath, STATUSES, "pending")

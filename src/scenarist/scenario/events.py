@@ -626,15 +626,11 @@ class _Timeline:
             return None
         report.unknown_keys(d, ("sessionId", "toolCall", "options", "decision", "granted", "_meta"), path)
         options: list[PermissionOption] = []
-        items = report.listing(d, "options", path, required=True) or []
-        opath = join(path, "options")
-        for i, o in enumerate(items):
-            op = join(opath, i)
-            if o.__class__ is not dict:
-                report.wrong_type(items, i, opath, "a mapping with id, label, kind",
-                                  "{id: allow, label: 'Allow once', kind: allow_once}")
-                continue
-            report.unknown_keys(o, ("id", "optionId", "label", "name", "kind", "_meta"), op)
+        for op, o in report.records(d, "options", path,
+                                    ("id", "optionId", "label", "name", "kind", "_meta"),
+                                    "a mapping with id, label, kind",
+                                    "{id: allow, label: 'Allow once', kind: allow_once}",
+                                    required=True):
             oid = report.string(o, "id" if "id" in o else "optionId", op, required=True, nonempty=True)
             label = report.string(o, "label" if "label" in o else "name", op) or oid or ""
             kind = report.choice(o, "kind", op, PERMISSION_KINDS)
@@ -644,7 +640,7 @@ class _Timeline:
             options.append(PermissionOption(oid or "", label, kind or "allow_once"))  # type: ignore[arg-type]
         ids = [o.option_id for o in options]
         if len(set(ids)) != len(ids):
-            report.error(d, "options", opath, "permission option ids must be unique",
+            report.error(d, "options", join(path, "options"), "permission option ids must be unique",
                          "give each option its own id")
         decision: PermissionDecision | None = None
         if "decision" in d and "granted" in d:

@@ -7,7 +7,7 @@ and an ``isinstance``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,25 @@ class Report:
             return None
         self.wrong_type(d, key, path, "a list ('- item' lines)")
         return None
+
+    def records(self, d: dict[Any, Any], key: str, path: str, allowed: Collection[str],
+                want: str, example: str = "", *,
+                required: bool = False) -> Iterator[tuple[str, dict[Any, Any]]]:
+        """``(path, mapping)`` for each item of the list ``d[key]`` of mappings.
+
+        The checks every such list needs, in one place: the list itself (and its presence if
+        ``required``), an item that is no mapping (reported as ``want``/``example``, skipped)
+        and unknown keys of each item (warned against ``allowed``).
+        """
+        items = self.listing(d, key, path, required=required) or []
+        lpath = join(path, key)
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                self.wrong_type(items, i, lpath, want, example)
+                continue
+            ipath = join(lpath, i)
+            self.unknown_keys(item, allowed, ipath)
+            yield ipath, item
 
     def strings(self, d: dict[Any, Any], key: str, path: str) -> tuple[str, ...]:
         value = d.get(key)

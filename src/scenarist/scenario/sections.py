@@ -44,15 +44,9 @@ def parse_repo(report: Report, top: dict[Any, Any]) -> Repo | None:
             report.error(d, "dir", join(path, "dir"), f"repo.dir {rel!r} is not a folder "
                          f"(looked at {dir_path})", "paths are relative to the scenario file's folder")
     files: list[RepoFile] = []
-    items = report.listing(d, "files", path) or []
-    fpath = join(path, "files")
-    for i, f in enumerate(items):
-        ip = join(fpath, i)
-        if f.__class__ is not dict:
-            report.wrong_type(items, i, fpath, "a mapping with path and contents",
-                              "{path: README.md, contents: 'hello'}")
-            continue
-        report.unknown_keys(f, ("path", "contents"), ip)
+    for ip, f in report.records(d, "files", path, ("path", "contents"),
+                                "a mapping with path and contents",
+                                "{path: README.md, contents: 'hello'}"):
         name = report.string(f, "path", ip, required=True, nonempty=True, example="README.md")
         contents = f.get("contents", "")
         data = b""
@@ -152,15 +146,10 @@ def parse_acp(report: Report, top: dict[Any, Any]) -> Acp | None:
         report.error(d, "cwd", join(path, "cwd"), f"acp.cwd must be an absolute path, got {cwd!r}",
                      "write e.g. '/tmp/workspace'")
     servers: list[McpServer] = []
-    items = report.listing(d, "mcpServers", path) or []
-    spath = join(path, "mcpServers")
-    for i, s in enumerate(items):
-        ip = join(spath, i)
-        if not isinstance(s, dict):
-            report.wrong_type(items, i, spath, "an MCP server mapping",
-                              "{name: fs, command: /usr/bin/mcp-fs, args: [], env: []}")
-            continue
-        report.unknown_keys(s, ("name", "type", "command", "args", "env", "url", "headers", "_meta"), ip)
+    for ip, s in report.records(d, "mcpServers", path,
+                                ("name", "type", "command", "args", "env", "url", "headers", "_meta"),
+                                "an MCP server mapping",
+                                "{name: fs, command: /usr/bin/mcp-fs, args: [], env: []}"):
         name = report.string(s, "name", ip, required=True, nonempty=True, example="filesystem")
         transport = report.choice(s, "type", ip, ("stdio", "http", "sse"), "stdio") or "stdio"
         command = url = None
@@ -188,15 +177,9 @@ def parse_expect(report: Report, top: dict[Any, Any]) -> Expect | None:
         return None
     report.unknown_keys(d, ("exitCode", "artifacts"), "expect")
     artifacts: list[ExpectArtifact] = []
-    items = report.listing(d, "artifacts", "expect") or []
-    apath = "expect.artifacts"
-    for i, a in enumerate(items):
-        ip = join(apath, i)
-        if not isinstance(a, dict):
-            report.wrong_type(items, i, apath, "a mapping with type and pattern",
-                              "{type: taskFile, pattern: 'hello.py'}")
-            continue
-        report.unknown_keys(a, ("type", "pattern"), ip)
+    for ip, a in report.records(d, "artifacts", "expect", ("type", "pattern"),
+                                "a mapping with type and pattern",
+                                "{type: taskFile, pattern: 'hello.py'}"):
         artifacts.append(ExpectArtifact(report.string(a, "type", ip) or "file",
                                         report.string(a, "pattern", ip, required=True) or ""))
     return Expect(report.integer(d, "exitCode", "expect", minimum=None), tuple(artifacts))
