@@ -150,15 +150,16 @@ def timeline_main(argv: Sequence[str]) -> int:
 
     def body(args: argparse.Namespace) -> int:
         import json
-        import math
 
+        from scenarist.play.schedule import clamp_speed
         from scenarist.scenario.errors import ScenarioError
         from scenarist.scenario.load import load_scenario
         from scenarist.scenario.timeline import compile_timeline
 
-        if math.isnan(args.speed) or math.isinf(args.speed):
-            parser.error(f"--speed must be a finite number, got {args.speed}")
-        speed = max(args.speed, 0.01)
+        try:
+            speed = clamp_speed(args.speed)  # the player's rule, so the table shows what plays
+        except ValueError as exc:
+            parser.error(f"--{exc}")
         symbols = define_symbols(parser, args)
         try:
             scenario = load_scenario(args.path, defines=symbols, strict=args.strict)
