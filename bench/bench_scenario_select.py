@@ -114,10 +114,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--workers", type=int, default=bag_index._WORKERS,
+    parser.add_argument("--workers", type=int, default=bag_index.WORKERS,
                         help="verification threads (default: %(default)s on this machine)")
     args = parser.parse_args()
-    bag_index._WORKERS = max(1, args.workers)
+    bag_index.WORKERS = max(1, args.workers)
     rng = random.Random(2)
     entries = [Entry(f"scenario-{i:05}", initial_prompt(rng, i), Path(f"s/{i:05}.yaml"))
                for i in range(args.scenarios)]
@@ -136,7 +136,7 @@ def main() -> None:
     lengths = sorted(len(p) for p in prompts)
     print(f"{args.scenarios} scenarios, prompt length median {statistics.median(lengths):g} "
           f"chars (max {lengths[-1]}); index built in {build_ms:.0f} ms, first query "
-          f"(builds the bound index) {first_ms:.0f} ms; {bag_index._WORKERS} verify thread(s)")
+          f"(builds the bound index) {first_ms:.0f} ms; {bag_index.WORKERS} verify thread(s)")
     print(f"{'query kind':12} {'select p50':>11} {'p90':>7} {'max':>7} {'best-only p50':>14} "
           f"{'baseline p50':>13} {'ratio':>6}")
     all_ours: list[float] = []

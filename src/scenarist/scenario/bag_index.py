@@ -41,7 +41,7 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq, Levenshtein
 
-__all__ = ["BagIndex"]
+__all__ = ["WORKERS", "BagIndex"]
 
 IntArray = npt.NDArray[np.int32]
 
@@ -52,7 +52,9 @@ _REFINE_FROM = 512  # seed near the best string found when more candidates than 
 _LCS_FROM = 256  # compute LCS bounds when more candidates than this pass the bag bound
 _FIRST_ROUND = 256  # candidates verified before the limit tightens; 4x more each round
 _PARALLEL_FROM = 512  # score (LCS or distance) in threads from this many strings on
-_WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Threads that verify candidates (rapidfuzz releases the GIL). A module setting: change it
+#: before the first large query (the pool is made then), as bench_scenario_select --workers does.
+WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None
 
@@ -61,7 +63,7 @@ def _executor() -> ThreadPoolExecutor:
     """The shared verification threads (new ones in a forked child: threads don't fork)."""
     global _pool
     if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(_WORKERS, thread_name_prefix="scenarist-nearest"))
+        _pool = (os.getpid(), ThreadPoolExecutor(WORKERS, thread_name_prefix="scenarist-nearest"))
     return _pool[1]
 
 
@@ -168,9 +170,9 @@ class BagIndex:
         """``scorer`` of ``query`` against the strings at positions ``which``, split over
         threads when there are many."""
         choices = self.array[which]
-        if len(choices) < _PARALLEL_FROM or _WORKERS == 1:
+        if len(choices) < _PARALLEL_FROM or WORKERS == 1:
             return scorer(query, choices, cutoff)
-        parts = np.array_split(choices, _WORKERS)
+        parts = np.array_split(choices, WORKERS)
         joined: IntArray = np.concatenate(
             list(_executor().map(lambda part: scorer(query, part, cutoff), parts)))
         return joined
