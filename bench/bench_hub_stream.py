@@ -292,6 +292,15 @@ async def hub_fanout(hub: HubProcess, clients: int, total: int) -> tuple[float, 
     return elapsed, sum(t.got for t in tallies), sum(t.skipped for t in tallies)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -359,7 +368,10 @@ def main() -> None:
                   + ", ".join(f"{total / t / 1e6:.0f}" for t in times) + " MB/s)")
             profiler = Profiler(hub.proc.pid) if args.profile else None
             for name in clients:
+                hub_cpu, client_cpu = cpu_seconds(hub.proc.pid), time.process_time()
                 runs = [asyncio.run(CLIENTS[name](hub.url(), total)) for _ in range(args.runs)]
+                hub_cpu = (cpu_seconds(hub.proc.pid) - hub_cpu) / args.runs
+                client_cpu = (time.process_time() - client_cpu) / args.runs
                 for _, got, skipped in runs:
                     assert (got, skipped) == (total, 0), (name, got, skipped)
                 best = min(r[0] for r in runs)
@@ -367,6 +379,8 @@ def main() -> None:
                 print(f"hub, {name:10} client: {best:7.3f} s  {hub_mbs:8.1f} MB/s  (runs: "
                       + ", ".join(f"{total / r[0] / 1e6:.0f}" for r in runs)
                       + f" MB/s; every run received all {total} bytes, skipped 0)")
+                print(f"cpu per run            : hub {hub_cpu * 1e3:.0f} ms, {name} client "
+                      f"{client_cpu * 1e3:.0f} ms (/proc ticks: +-10 ms)")
                 print(f"ratio hub/direct ({name}): {hub_mbs / direct_mbs:.2f}x  (target >= 0.5x)")
             if profiler is not None:
                 profiler.report()

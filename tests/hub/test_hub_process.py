@@ -8,7 +8,7 @@ import sys
 from hubkit import agent, kill_leftover, process_gone, wait_gone
 
 from scenarist.hub.config import AgentSpec
-from scenarist.hub.process import AgentProcess, StdinError, group_alive
+from scenarist.hub.process import READ_BYTES, AgentProcess, StdinError, group_alive
 from scenarist.hub.protocol import Stream
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py
@@ -66,6 +66,22 @@ async def test_utf8_split_across_reads_is_decoded_whole() -> None:
     proc = await start(AgentSpec("u", (sys.executable, "-c", code)), rec)
     await asyncio.wait_for(proc.finished.wait(), 20)
     assert rec.text() == "\u20ac\ufffd\n"
+
+
+async def test_bulk_output_larger_than_a_read_keeps_every_character_across_read_boundaries(
+) -> None:
+    # A 1-byte offset then 2-, 3- and 4-byte characters: read-buffer boundaries (READ_BYTES)
+    # fall inside characters, so each split must be held back and joined with the next read.
+    text = "x" + "\u00e9\u20ac\U0001f600 line\n" * 40_000
+    code = ("import sys; t=sys.stdin.readline(); o=sys.stdout.buffer; "
+            "o.write(('x' + '\u00e9\u20ac\U0001f600 line\\n' * 40000).encode()); o.flush()")
+    assert len(text.encode()) > 4 * READ_BYTES
+    rec = Recorder()
+    proc = await start(AgentSpec("bulk", (sys.executable, "-c", code)), rec)
+    proc.write("go\n")
+    await asyncio.wait_for(proc.finished.wait(), 20)
+    assert rec.text() == text
+    assert len(rec.out) > 1 and "\ufffd" not in rec.text()
 
 
 async def test_kill_takes_down_the_grandchild_that_ignores_sigterm() -> None:

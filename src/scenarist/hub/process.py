@@ -29,6 +29,10 @@ ExitCallback = Callable[[int | None, str | None], None]
 
 _PROC = Path("/proc")
 PIPE_BYTES = 1024 * 1024
+# One read, one output frame under a flood. Measured (bench_hub_stream.py, uvloop, picows):
+# 80–112 KiB reads beat both 64 KiB (per-frame overhead) and 256 KiB–1 MiB, where each chunk's
+# decode, escape and send passes no longer stay in cache and the client waits longer per frame.
+READ_BYTES = 96 * 1024
 _PIPE_CLOSE_WAIT_S = 2.0  # after the group is gone, how long an escaped process may hold a pipe
 
 
@@ -77,20 +81,59 @@ class _Exit(asyncio.SubprocessProtocol):
         self.owner._leader_exited()
 
 
-class _Reader(asyncio.Protocol):
-    """One output pipe (1 = stdout, 2 = stderr) of an agent."""
+class _PipeReader:
+    """One output pipe (1 = stdout, 2 = stderr) of an agent, read with ``loop.add_reader``.
 
-    def __init__(self, owner: AgentProcess, fd: int) -> None:
+    Each read lands in one preallocated :data:`READ_BYTES` buffer that is reused for the
+    agent's whole life and decoded straight from a view of it: no fresh ``bytes`` (and its
+    page faults) per read, and both event loops read the same size (uvloop's pipe transport
+    reads 256 KB, asyncio's what it is told). A trickled line is read, and sent, at once.
+    """
+
+    def __init__(self, owner: AgentProcess, fd: int, pipe: int) -> None:
         self.owner = owner
         self.fd = fd
+        self._pipe = pipe
+        self._buffer = bytearray(READ_BYTES)
+        self._view = memoryview(self._buffer)
+        self._loop = asyncio.get_running_loop()
+        self._closed = False
+        self._paused = False
+        self._loop.add_reader(pipe, self._readable)
 
-    def data_received(self, data: bytes) -> None:
-        self.owner._data(self.fd, data)
+    def _readable(self) -> None:
+        try:
+            n = os.readv(self._pipe, (self._buffer,))
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            n = 0  # e.g. EIO: treat like end of file
+        if n:
+            self.owner._data(self.fd, self._view[:n])
+        else:
+            self.close()
 
-    def eof_received(self) -> bool:
-        return False  # close the transport: connection_lost follows
+    def is_closing(self) -> bool:
+        return self._closed
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def pause_reading(self) -> None:
+        if not self._closed and not self._paused:
+            self._paused = True
+            self._loop.remove_reader(self._pipe)
+
+    def resume_reading(self) -> None:
+        if not self._closed and self._paused:
+            self._paused = False
+            self._loop.add_reader(self._pipe, self._readable)
+
+    def close(self) -> None:
+        """Stop reading, close the pipe, and report it closed (once)."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._paused:
+            self._loop.remove_reader(self._pipe)
+        os.close(self._pipe)
         self.owner._pipe_closed(self.fd)
 
 
@@ -110,8 +153,8 @@ class AgentProcess:
     """A started agent. Create with :meth:`start`; :attr:`finished` is set after ``on_exit``.
 
     Output pipes are made here rather than by the event loop (uvloop would use socket pairs),
-    so both loops read real, widened pipes (asyncio up to :data:`PIPE_BYTES` per read, uvloop
-    256 KB per read and up to 32 reads per loop iteration).
+    so both loops read real, widened pipes, :data:`READ_BYTES` at a time (see
+    :class:`_PipeReader`).
     """
 
     def __init__(self, on_output: OutputCallback, on_exit: ExitCallback, grace_s: float,
@@ -120,15 +163,12 @@ class AgentProcess:
         self._on_exit = on_exit
         self._grace_s = grace_s
         self._stdin_limit = stdin_limit
-        self._decoders = {
-            1: codecs.getincrementaldecoder("utf-8")("replace"),
-            2: codecs.getincrementaldecoder("utf-8")("replace"),
-        }
+        self._partial = {1: b"", 2: b""}  # the start of a character split across reads
         self._open_pipes = {1, 2}
         self._pipes_closed = asyncio.Event()
         self._kill_deadline: float | None = None
         self._transport: asyncio.SubprocessTransport | None = None
-        self._readers: dict[int, asyncio.ReadTransport] = {}
+        self._readers: dict[int, _PipeReader] = {}
         self._finisher: asyncio.Task[None] | None = None
         self.finished = asyncio.Event()
         self.pid = 0
@@ -158,12 +198,8 @@ class AgentProcess:
         self._transport = transport
         self.pid = transport.get_pid()
         for fd, (read_end, _) in pipes.items():
-            reader, _ = await loop.connect_read_pipe(
-                lambda fd=fd: _Reader(self, fd),  # type: ignore[misc]
-                open(read_end, "rb", buffering=0, closefd=True))  # noqa: SIM115 (the transport owns it)
-            if hasattr(reader, "max_size"):
-                reader.max_size = PIPE_BYTES  # asyncio reads 256 KiB at a time by default
-            self._readers[fd] = reader
+            os.set_blocking(read_end, False)
+            self._readers[fd] = _PipeReader(self, fd, read_end)
         return self
 
     @property
@@ -196,15 +232,20 @@ class AgentProcess:
 
     # -- output and exit -----------------------------------------------------------------------
 
-    def _data(self, fd: int, data: bytes) -> None:
-        text = self._decoders[fd].decode(data)
+    def _data(self, fd: int, data: memoryview) -> None:
+        # codecs' IncrementalDecoder would copy the view (``buffer + input``) on every read;
+        # its own primitive decodes the view in place, and only a split character is kept.
+        partial = self._partial[fd]
+        chunk: bytes | memoryview = partial + data if partial else data
+        text, used = codecs.utf_8_decode(chunk, "replace", False)
+        self._partial[fd] = bytes(chunk[used:])
         if text:
             self._on_output("stdout" if fd == 1 else "stderr", text)
 
     def _pipe_closed(self, fd: int) -> None:
-        if fd in self._decoders and fd in self._open_pipes:
+        if fd in self._partial and fd in self._open_pipes:
             self._open_pipes.discard(fd)
-            tail = self._decoders[fd].decode(b"", final=True)
+            tail, _ = codecs.utf_8_decode(self._partial.pop(fd), "replace", True)
             if tail:
                 self._on_output("stdout" if fd == 1 else "stderr", tail)
             if not self._open_pipes:
