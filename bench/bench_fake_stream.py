@@ -129,7 +129,7 @@ def sdk_costs(calls: int) -> None:
     import openai
     import uvicorn
 
-    from scenarist.pytest_plugin import start_llm_server, stop_process
+    from scenarist.llm.process import start_server
 
     answer = [text("Hello from the scenario.")]
     model = FakeModel(scripts=[answer] * (2 * calls + 20))
@@ -148,9 +148,10 @@ def sdk_costs(calls: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         scenario = Path(tmp) / "hello.yaml"
         scenario.write_text(SCENARIO)
-        proc, base = start_llm_server(scenario)
+        llm_server = start_server(scenario)
         try:
-            mock_client = openai.OpenAI(api_key="k", base_url=f"{base}/v1", max_retries=0)
+            mock_client = openai.OpenAI(api_key="k", base_url=f"{llm_server.base_url}/v1",
+                                        max_retries=0)
             for stream in (False, True):
                 kind = "stream=True " if stream else "stream=False"
                 ours = per_call_ms(in_process, calls, stream)
@@ -160,7 +161,7 @@ def sdk_costs(calls: int) -> None:
                       f"uvicorn + same ASGI app {app:7.3f} ms ({app / ours:5.1f}x) | "
                       f"mock server (scenarist llm) {mock:7.3f} ms ({mock / ours:5.1f}x)")
         finally:
-            stop_process(proc)
+            llm_server.stop()
             server.should_exit = True
             thread.join(10)
 

@@ -7,28 +7,19 @@ Fixtures for tests of code that calls a model:
 - ``scenarist_llm``: a factory, ``scenarist_llm("scenario.yaml", *extra_cli_args)`` → the base
   URL (``http://127.0.0.1:PORT``) of the mock model server (``scenarist llm``) started on a free
   port in its own process group; every server a test starts is stopped after it.
+
+Harnesses outside pytest start the server with :mod:`scenarist.llm.process` directly.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from scenarist.llm.process import (
-    STARTUP_TIMEOUT_S,
-    RunningServer,
-    ServerStartError,
-    start_server,
-    stop_group,
-)
-
-__all__ = ["ServerStartError", "start_llm_server", "stop_process"]
-
-_started: dict[int, RunningServer] = {}  # pid -> server, so stop_process also closes its pipes
+from scenarist.llm.process import RunningServer, start_server
 
 
 @pytest.fixture
@@ -40,24 +31,6 @@ def fake_model() -> Callable[..., Any]:
         return FakeModel(**kw)
 
     return make
-
-
-def start_llm_server(scenario: str | os.PathLike[str], *args: str,
-                     timeout_s: float = STARTUP_TIMEOUT_S) -> tuple[subprocess.Popen[str], str]:
-    """Start ``scenarist llm --scenario PATH --port 0 ARGS...``; return it and its base URL
-    (:func:`scenarist.llm.process.start_server` underneath; stop it with :func:`stop_process`)."""
-    server = start_server(scenario, *args, timeout_s=timeout_s)
-    _started[server.pid] = server
-    return server.process, server.base_url
-
-
-def stop_process(proc: subprocess.Popen[str], grace_s: float = 10.0) -> None:
-    """SIGTERM the process group, then SIGKILL it if it has not exited within ``grace_s``."""
-    server = _started.pop(proc.pid, None)
-    if server is not None and server.process is proc:
-        server.stop(grace_s)
-    else:
-        stop_group(proc, grace_s)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from scenarist.fake import FakeModel, text
-from scenarist.pytest_plugin import ServerStartError, start_llm_server
+from scenarist.llm.process import ServerStartError, start_server
 
 HELLO = Path(__file__).parent / "scenarios" / "hello.yaml"
 
@@ -37,10 +37,9 @@ def test_scenarist_llm_fixture_serves_a_scenario(scenarist_llm: Callable[..., st
 
 @pytest.mark.slow
 def test_server_is_stopped_and_bad_scenarios_fail_with_stderr(tmp_path: Path) -> None:
-    proc, base = start_llm_server(HELLO)
-    from scenarist.pytest_plugin import stop_process
-
-    stop_process(proc)
+    server = start_server(HELLO)
+    proc, base = server.process, server.base_url
+    server.stop()
     assert proc.returncode is not None
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # the whole process group is gone
@@ -49,5 +48,5 @@ def test_server_is_stopped_and_bad_scenarios_fail_with_stderr(tmp_path: Path) ->
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: [unclosed\n")
     with pytest.raises(ServerStartError, match="did not print") as info:
-        start_llm_server(bad, timeout_s=30)
+        start_server(bad, timeout_s=30)
     assert "bad.yaml:2:1" in str(info.value) and "YAML syntax error" in str(info.value)
