@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from codexkit import SHARED, assert_valid_stream, fake_codex
+from codexkit import assert_valid_stream, fake_codex
 
 from scenarist.codex.cli import parse_args
 from scenarist.codex.commands import split_commands, split_prefix
@@ -203,7 +203,8 @@ def test_random_mode_tool_selection() -> None:
 
 
 def test_replay_reemits_a_recording(tmp_path: Path) -> None:
-    example = SHARED / "reference" / "codex-schema" / "fake-agent-example-seed42.jsonl"
+    # a seeded run of every command with an ApprovalResponse line after each approval request
+    example = Path(__file__).parent / "data" / "recording.jsonl"
     result = fake_codex("--replay", str(example))
     assert result.code == 0, result.stderr
     original = [json.loads(line) for line in example.read_text().splitlines() if line.strip()]
