@@ -74,6 +74,7 @@ class HubConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     allow_origins: frozenset[str] = frozenset()
     limits: Limits = Limits()
+    bind_host: str = "127.0.0.1"  # the name in the Host header that means "this hub"
 
     def timeout_for(self, spec: AgentSpec) -> float:
         return self.timeout_s if spec.timeout_s is None else spec.timeout_s
