@@ -48,7 +48,8 @@ from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, Script
 from scenarist.llm.selection import SelectionError, Selector
-from scenarist.play import Clock, Player, RealClock
+from scenarist.llm.workspace import Workspace, read_file
+from scenarist.play import Clock, RealClock, Schedule, pace
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
 from scenarist.wire import Api as WireApi
 
@@ -264,7 +265,8 @@ class MockModelServer:
                 None,
             )
             root, source = (Path(cwd), "agent cwd") if cwd else (Path(os.getcwd()), "server cwd")
-        results = [r for check in script.final_checks for r in run_check(check, root)]
+        checked = Workspace(root)
+        results = [r for check in script.final_checks for r in run_check(check, checked)]
         failed = failures(results)
         report: dict[str, Any] = {
             "scenario": script.name,
@@ -415,9 +417,9 @@ class MockModelServer:
             entry["final_checks"] = [c.label for c in script.final_checks]
         results: list[Result] = []
         if turn.checks:
-            root = self.options.workspace or Path(conv.cwd or os.getcwd())
+            workspace = Workspace(self.options.workspace or Path(conv.cwd or os.getcwd()))
         for check in turn.checks:
-            results.extend(run_check(check, root))
+            results.extend(run_check(check, workspace))
         if results:
             entry["assertions"] = [r.as_json() for r in results]
         failed = failures(results)
@@ -449,7 +451,7 @@ class MockModelServer:
             if conv.cwd is None and self.options.workspace
             else conv.cwd,
             tools=conv.tool_names,
-            read_text=_read_text,
+            read_text=read_file,
         )
         # A turn whose rendering reads no files is a pure function of these inputs (and of
         # the server's fixed options), so its encoded answer is memoised. Everything that
@@ -480,7 +482,6 @@ class MockModelServer:
                     ctx=ctx,
                     model=conv.model,
                     input_tokens=input_tokens,
-                    speed=self.options.speed,
                 )
             except EditError as exc:
                 return self._fail(entry, api, Reply(409, f"scenarist: {exc}"))
@@ -511,11 +512,11 @@ class MockModelServer:
                     ),
                 )
         entry["status"] = 200
+        schedule = Schedule(self.options.clock, speed=self.options.speed)
         if isinstance(hit.payload, list):
-            return _PacedStream(hit.payload, self.options.clock, entry, self)
-        if hit.end_ms > 0:  # a non-streamed answer arrives when the stream would have ended
-            clock = self.options.clock
-            await clock.sleep_until(clock.now_ms() + hit.end_ms)
+            return _PacedStream(hit.payload, schedule, entry, self)
+        # a non-streamed answer arrives when the stream would have ended
+        await schedule.wait(hit.end_ms)
         return Response(hit.payload, media_type="application/json")
 
     def _frames(
@@ -602,13 +603,6 @@ def _seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _read_text(path: str) -> str | None:
-    try:
-        return Path(path).read_text()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
-
-
 _SESSION_HEADERS = ("x-scenario-session", "x-claude-code-session-id", "session-id", "thread-id")
 
 
@@ -644,14 +638,15 @@ class _PacedStream(Response):
     client goes away (a watcher task waits for ``http.disconnect``)."""
 
     def __init__(
-        self, batches: list[_Batch], clock: Clock, entry: dict[str, Any], owner: MockModelServer
+        self, batches: list[_Batch], schedule: Schedule, entry: dict[str, Any],
+        owner: MockModelServer,
     ) -> None:
         self.owner = owner
         self.status_code = 200
         self.background = None
         self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
         self.batches = batches
-        self.clock = clock
+        self.schedule = schedule
         self.entry = entry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -672,18 +667,10 @@ class _PacedStream(Response):
         self.owner.active_streams += 1
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            # The schedule starts now, and what is due now goes out now: through the player
-            # it would wait a loop cycle (behind every other ready task), making the first
-            # chunk late and every later one early relative to it.
-            batches = self.batches
-            t0 = self.clock.now_ms()
-            if batches and batches[0].at_ms <= 0:
-                await send(
-                    {"type": "http.response.body", "body": batches[0].data, "more_body": True}
-                )
-                batches = batches[1:]
-            player = Player(batches, clock=self.clock, speed=1.0, start_ms=t0)
-            async for batch in player:
+            # The schedule starts now, and what is due now goes out now (``pace`` does not
+            # yield for a batch already due, so the first one is not a loop cycle late).
+            self.schedule.start()
+            async for batch in pace(self.batches, self.schedule):
                 await send({"type": "http.response.body", "body": batch.data, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             self.entry["completed"] = True
