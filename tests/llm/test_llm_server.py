@@ -409,7 +409,8 @@ def test_several_server_processes_agree(serve: Any) -> None:
 def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
     """The first frames go out before any other task runs (not a loop cycle later, which
     made them late and every later frame early relative to them); later ones at t0 + at."""
-    from scenarist.llm.server import _Batch, _PacedStream
+    from scenarist.llm.answer import Batch
+    from scenarist.llm.server import _PacedStream
     from scenarist.play import Schedule
 
     async def play() -> list[tuple[float, bytes, bool]]:
@@ -428,7 +429,7 @@ def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
             others_ran.append(True)
 
         asyncio.get_running_loop().create_task(other())
-        batches = [_Batch(0, b"a"), _Batch(50, b"b"), _Batch(120, b"c")]
+        batches = (Batch(0, b"a"), Batch(50, b"b"), Batch(120, b"c"))
         entry: dict[str, Any] = {}
         owner: Any = type("Owner", (), {"active_streams": 0})()
         await _PacedStream(batches, Schedule(clock), entry, owner)({}, receive, send)

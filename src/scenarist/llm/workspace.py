@@ -7,6 +7,7 @@ narrow boundary: a :class:`Workspace` rooted where the agent works, and :func:`r
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,11 @@ class Workspace:
     """The agent's working directory; relative paths are read from ``root``."""
 
     root: Path
+
+    @classmethod
+    def of_agent(cls, configured: Path | None, cwd: str | None) -> Workspace:
+        """``--workspace``, else the working directory the agent reported, else ours."""
+        return cls(configured or Path(cwd or os.getcwd()))
 
     def path(self, relative: str) -> Path:
         p = Path(relative)
