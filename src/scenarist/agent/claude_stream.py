@@ -63,11 +63,17 @@ def assistant(block: Mapping[str, Any], *, session_id: str, message_id: str, uui
             "session_id": session_id, "uuid": uuid, "timestamp": timestamp}
 
 
-def tool_result(tool_use_id: str, content: str, *, is_error: bool, session_id: str, uuid: str,
-                timestamp: str, detail: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ``user`` line that carries a tool's result back (``detail``: ``tool_use_result``)."""
-    block = {"tool_use_id": tool_use_id, "type": "tool_result", "content": content,
-             "is_error": is_error}
+def tool_result(tool_use_id: str, content: str, *, is_error: bool | None, session_id: str,
+                uuid: str, timestamp: str,
+                detail: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``user`` line that carries a tool's result back (``detail``: ``tool_use_result``).
+
+    ``is_error`` None leaves the flag out, as Claude Code does for a successful Write or Edit.
+    """
+    block: dict[str, Any] = {"tool_use_id": tool_use_id, "type": "tool_result",
+                             "content": content}
+    if is_error is not None:
+        block["is_error"] = is_error
     line: dict[str, Any] = {"type": "user", "message": {"role": "user", "content": [block]},
                             "parent_tool_use_id": None, "session_id": session_id,
                             "uuid": uuid, "timestamp": timestamp}
@@ -82,5 +88,5 @@ def result(text: str, *, is_error: bool, session_id: str, uuid: str, duration_ms
     return {"type": "result", "subtype": "success", "is_error": is_error,
             "duration_ms": duration_ms, "duration_api_ms": duration_ms, "num_turns": num_turns,
             "result": text, "stop_reason": "end_turn", "session_id": session_id,
-            "total_cost_usd": 0, "usage": usage(input_tokens, output_tokens),
+            "total_cost_usd": 0.0, "usage": usage(input_tokens, output_tokens),
             "permission_denials": [], "terminal_reason": "completed", "uuid": uuid}

@@ -387,6 +387,7 @@ class ClaudeJsonRenderer(_JsonLines):
 
     def assistant(self, text: str) -> None:
         self.last_text = text
+        self.failed = False  # an answer after an API error: the retry succeeded
         self.output_chars += len(text)
         self._block(claude_stream.text_block(text))
 
@@ -406,13 +407,20 @@ class ClaudeJsonRenderer(_JsonLines):
             content = content or "(Bash completed with no output)"
             detail = {"stdout": outcome.output, "stderr": "", "interrupted": outcome.timed_out,
                       "isImage": False, "noOutputExpected": False}
-        elif outcome.change is not None:
+        elif outcome.change is not None and call.claude_name in ("Write", "Edit"):
             change = outcome.change
-            detail = {"type": "create" if change.before is None else "update",
-                      "filePath": change.path, "content": change.after,
-                      "originalFile": change.before, "structuredPatch": []}
-        self.write(claude_stream.tool_result(_toolu(call.call_id), content,
-                                             is_error=not outcome.ok,
+            path = str(call.claude_input.get("file_path", change.path))
+            detail = {"filePath": path, "originalFile": change.before, "structuredPatch": [],
+                      "userModified": False}
+            if call.claude_name == "Write":
+                detail.update(type="create" if change.before is None else "update",
+                              content=change.after)
+            else:
+                detail.update(oldString=call.claude_input.get("old_string", ""),
+                              newString=call.claude_input.get("new_string", ""),
+                              replaceAll=bool(call.claude_input.get("replace_all", False)))
+        flag = (not outcome.ok) if call.claude_name == "Bash" or not outcome.ok else None
+        self.write(claude_stream.tool_result(_toolu(call.call_id), content, is_error=flag,
                                              session_id=self.session_id, uuid=self._uuid(),
                                              timestamp=self._now(), detail=detail))
         self.message_id = ""  # the next blocks are a new model response
@@ -423,7 +431,7 @@ class ClaudeJsonRenderer(_JsonLines):
         plan_id = f"toolu_plan_{self.counter}"
         self._block(claude_stream.tool_use_block(plan_id, "TodoWrite", {"todos": todos}))
         self.write(claude_stream.tool_result(
-            plan_id, "Todos have been modified successfully.", is_error=False,
+            plan_id, "Todos have been modified successfully.", is_error=None,
             session_id=self.session_id, uuid=self._uuid(), timestamp=self._now()))
         self.message_id = ""
 
