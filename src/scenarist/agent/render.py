@@ -116,7 +116,8 @@ class TextRenderer:
         self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def begin(self, session: Session) -> None:
-        self._print(f"scenarist agent · {session.scenario} · {session.workspace}", "dim")
+        # no workspace path here: it changes every run, and a screen golden must not
+        self._print(f"scenarist agent · {session.scenario}", "dim")
 
     def user_prompt(self, text: str, typed: bool) -> None:
         if not typed:  # a typed prompt is on the screen already (the terminal echoed it)

@@ -62,13 +62,16 @@ def _kind(mode: int) -> str:
 class Workspace:
     """The directory the agent works in; all file access of the tools goes through here."""
 
-    __slots__ = ("root",)
+    __slots__ = ("prefixes", "root")
 
     def __init__(self, root: str | Path) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise AgentError(f"workspace {root} is not a directory; create it first")
         self.root = real
+        # absolute paths may name the root as given or as resolved (/tmp may be a link)
+        given = os.path.abspath(root)
+        self.prefixes = tuple(dict.fromkeys((real.rstrip("/"), given.rstrip("/"))))
 
     # -- pure resolution ---------------------------------------------------------------
 
@@ -95,10 +98,11 @@ class Workspace:
         if ".." in absolute.split("/"):
             raise PathRefused(f"{absolute}: '..' is not allowed; name the path from the "
                               "workspace root instead")
-        if clean == self.root:
-            return ""
-        if clean.startswith(self.root.rstrip("/") + "/"):
-            return clean[len(self.root.rstrip("/")) + 1:]
+        for prefix in self.prefixes:
+            if clean == prefix or (not prefix and clean == "/"):
+                return ""
+            if clean.startswith(prefix + "/"):
+                return clean[len(prefix) + 1:]
         raise PathRefused(f"{absolute} is outside the workspace {self.root}; use a path inside "
                           "it (relative paths start at the workspace root)")
 
