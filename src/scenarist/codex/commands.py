@@ -18,7 +18,7 @@ import re
 from scenarist.codex import build
 from scenarist.codex.errors import UsageError
 from scenarist.codex.events import check_event
-from scenarist.codex.turn import Raw, Sleep
+from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,6 +193,8 @@ def _check_sleep(cmd: Command) -> int:
         raise _bad(cmd, f"needs a whole number of milliseconds, got {cmd.args!r}") from None
     if ms < 0:
         raise _bad(cmd, "milliseconds cannot be negative")
+    if ms > MAX_PAUSE_MS:
+        raise _bad(cmd, f"at most {MAX_PAUSE_MS} ms (one day), got {ms}")
     return ms
 
 
