@@ -4,8 +4,8 @@ The Codex stream is checked the way tests/codex checks ``fake-codex exec --json`
 lifecycle, ids, the closing ``turn.completed``) and parsed by the real ``@openai/codex-sdk``
 (pinned in tests/node), which spawns the mock agent as its ``codex`` binary. The Claude Code
 stream is compared, line kind by line kind, with a stream the real Claude Code 2.1.330 printed
-(``golden/claude_code_2.1.330_stream.jsonl``: ``claude -p ... --output-format stream-json
---verbose`` against ``scenarist llm`` playing tests/llm/scenarios/shell_and_patch.yaml).
+(``tests/data/real-agent-output/``: ``claude -p ... --output-format stream-json --verbose``
+against ``scenarist llm`` playing tests/llm/scenarios/shell_and_patch.yaml).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from agentkit import EXAMPLES, REPO, SCENARIOS, agent, agent_env, jsonl
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "claude_code_2.1.330_stream.jsonl"
+GOLDEN = REPO / "tests" / "data" / "real-agent-output" / "claude-code-2.1.330-stream-json.jsonl"
 SDK = REPO / "tests" / "node" / "node_modules" / "@openai" / "codex-sdk"
 SDK_THREAD = REPO / "tests" / "codex" / "sdk_thread.mjs"
 
