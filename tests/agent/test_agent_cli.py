@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled
 
+from scenarist.llm.process import stop_group
 from scenarist.scenario import load_scenario
 
 # What each example does when the mock agent plays it in a fresh workspace seeded from its
@@ -275,3 +280,26 @@ def test_a_folder_of_scenarios_is_chosen_by_name_or_prompt(tmp_path: Path) -> No
     assert by_prompt.returncode == 0, by_prompt.stdout
     assert "interactive" in by_prompt.stdout.splitlines()[0]
     assert (work / "CHANGELOG.md").read_text() == "# Changelog\n- 1.0: first release\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_stopping_the_agent_stops_every_tool_process(tmp_path: Path, signum: int) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = [sys.executable, "-m", "scenarist", "agent", "--scenario",
+            str(SCENARIOS / "stop.yaml"), "--workspace", str(work), "--speed", "0.01"]
+    proc = subprocess.Popen(argv, env=agent_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        while not ((work / "fg.pid").exists() and (work / "bg.pid").exists()):
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        children = [int((work / f"{n}.pid").read_text()) for n in ("fg", "bg")]
+        assert all(_running(pid) for pid in children)
+        os.killpg(proc.pid, signum)  # what a test executor does to the agent's group
+        proc.communicate(timeout=60)
+    finally:
+        stop_group(proc)
+    assert proc.returncode == 128 + signum
+    assert not any(_running(pid) for pid in children)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,11 +81,43 @@ def main(argv: Sequence[str]) -> int:
         renderer = make_renderer(args.format, sys.stdout, sys.stderr)
         checkpoint = Checkpoint(args.checkpoint_cmd) if args.checkpoint_cmd else None
         session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"scenarist-agent:{scenario.name}"))
-        report = play(scenario, workspace, renderer, prompts=prompts, checkpoint=checkpoint,
-                      speed=args.speed, session_id=session_id)
+        with _stopped_cleanly():
+            report = play(scenario, workspace, renderer, prompts=prompts,
+                          checkpoint=checkpoint, speed=args.speed, session_id=session_id)
         return 1 if report.mismatches else 0
 
-    return run(p, argv, body)
+    try:
+        return run(p, argv, body)
+    except Stopped as exc:
+        return 128 + exc.signum
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGHUP arrived: unwind so that every tool process group is killed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signum = signum
+
+
+@contextmanager
+def _stopped_cleanly() -> Iterator[None]:
+    """Turn SIGTERM/SIGHUP into :class:`Stopped` while playing.
+
+    Tool processes run in process groups of their own (so that a timeout can kill a whole
+    tree), which a signal to the agent's group does not reach; unwinding runs the clean-up
+    that kills them. Without this a test executor stopping the agent would leave them running.
+    """
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _choose(p: Parser, args: argparse.Namespace, symbols: dict[str, bool | int | str]) -> Scenario:
