@@ -29,9 +29,12 @@ SEEDS: dict[str, dict[str, str]] = {
     },
     # the history before sessionStart is not replayed: the workspace holds its result
     "load-session.yaml": {"hello.py": "print('Hello, friend!')\n"},
+    # read by agentFileReads as /tmp/acp-workspace/main.py: acp.cwd names the workspace
+    "acp-capabilities.yaml": {"main.py": "print('hello')\n"},
 }
 EXPECTED: dict[str, tuple[int, str]] = {
-    "acp-capabilities.yaml": (0, "The diagram shows two boxes"),
+    "acp-capabilities.yaml": (0, "? permission for Write main.py (Allow once / Always allow / "
+                                 "Deny) → Allow once"),
     "claude-write-edit.yaml": (0, "● runCmd grep -c '^- ' notes/todo.md"),
     "hello-codex.yaml": (0, "⎿ hello from scenarist"),
     "load-session.yaml": (0, "⎿ Hello, friend!"),

@@ -148,3 +148,13 @@ def test_no_path_reaches_outside(tree: tuple[Workspace, Path], path: str, absolu
         assert target.read_text() == content
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     assert (outside / "victim.txt").read_text() == "keep\n"
+
+
+def test_an_alias_such_as_acp_cwd_maps_into_the_workspace(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path, aliases=("/tmp/acp-workspace/",))
+    assert ws.parts("/tmp/acp-workspace/src/main.py") == ("src", "main.py")
+    assert ws.parts("/tmp/acp-workspace") == ()
+    with pytest.raises(PathRefused, match="'..' is not allowed"):
+        ws.parts("/tmp/acp-workspace/../etc/passwd")
+    with pytest.raises(PathRefused, match="outside the workspace"):
+        ws.parts("/tmp/acp-workspace2/x")

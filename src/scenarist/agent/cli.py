@@ -71,7 +71,8 @@ def main(argv: Sequence[str]) -> int:
         symbols = define_symbols(p, args)
         scenario = _choose(p, args, symbols)
         try:
-            workspace = Workspace(args.workspace)
+            cwd = scenario.acp.cwd if scenario.acp is not None else None
+            workspace = Workspace(args.workspace, aliases=(cwd,) if cwd else ())
         except AgentError as exc:
             p.error(f"--workspace: {exc}")
         interactive = sys.stdin is not None and sys.stdin.isatty()

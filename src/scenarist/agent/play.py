@@ -25,11 +25,20 @@ from typing import IO
 
 from scenarist.agent.compare import Problem, check_edit, check_prompt, check_tool
 from scenarist.agent.render import Renderer, Session, block_text
-from scenarist.agent.tools import Outcome, ToolCall, Tools, describe, describe_edit
+from scenarist.agent.tools import (
+    Outcome,
+    ToolCall,
+    Tools,
+    describe,
+    describe_edit,
+    describe_file_read,
+)
 from scenarist.agent.workspace import Workspace
 from scenarist.play import Clock, iter_sync
 from scenarist.scenario import (
     AgentEdits,
+    AgentFileReads,
+    AgentPermissionRequest,
     AgentPlan,
     AgentToolUse,
     Beat,
@@ -38,6 +47,7 @@ from scenarist.scenario import (
     Log,
     ProgressStep,
     Scenario,
+    TextContent,
     TextStep,
     UserInput,
     compile_timeline,
@@ -81,6 +91,11 @@ class Pacer:
                 return
 
 
+def typed_text(expected: UserInput) -> str:
+    """What the user types for a prompt: its text blocks (attachments are not typed)."""
+    return "\n".join(b.text for b in expected.content if isinstance(b, TextContent))
+
+
 class EndOfInput(Exception):
     """The terminal closed (Ctrl-D) while the scenario still expected a prompt."""
 
@@ -100,12 +115,12 @@ class Prompts:
             text, self.first = self.first, None
             return text, True
         if self.terminal is None:
-            return expected.text, False
+            return "\n".join(block_text(b) for b in expected.content), False
         if self.marker is not None:
             self.marker.write("› ")
             self.marker.flush()
         lines = []
-        for _ in range(expected.text.count("\n") + 1):
+        for _ in range(typed_text(expected).count("\n") + 1):
             line = self.terminal.readline()
             if not line:
                 raise EndOfInput
@@ -201,6 +216,10 @@ class _Run:
             self.edit(event)
         elif isinstance(event, AgentPlan):
             self.renderer.plan(event.entries)
+        elif isinstance(event, AgentFileReads):
+            self.file_reads(event)
+        elif isinstance(event, AgentPermissionRequest):
+            self.renderer.note(permission_text(event))
         elif isinstance(event, Log):
             self.renderer.log(event.message, event.level)
         elif kind == "userInputs" and isinstance(step, UserInput):
@@ -232,6 +251,15 @@ class _Run:
         self.problems(edit, check_edit(outcome, lines_added=edit.lines_added,
                                        lines_removed=edit.lines_removed, has_texts=has_texts))
 
+    def file_reads(self, reads: AgentFileReads) -> None:
+        for n, read in enumerate(reads.files):
+            call = describe_file_read(read.path, f"read_{reads.index}_{n}", self.workspace)
+            self.renderer.tool_started(call)
+            outcome = self.tools.read_file(read.path)  # a read changes nothing: no checkpoint
+            self.renderer.tool_finished(call, outcome)
+            self.problems(reads, check_tool(outcome, result=read.expected_content,
+                                            status=None, compares_output=True))
+
     def prompt(self, beat: Beat, expected: UserInput, pacer: Pacer) -> None:
         try:
             text, typed = self.prompts.take(expected)
@@ -239,12 +267,22 @@ class _Run:
             self.report.ended_early = True
             self.problems(beat.event, (Problem(
                 "the input ended before the prompt the scenario expects here: "
-                f"{expected.text!r}"),))
+                f"{typed_text(expected)!r}"),))
             raise
         self.renderer.user_prompt(text, typed)
         if typed:
             pacer.restart_after(beat)
-            self.problems(beat.event, check_prompt(expected.text, text))
+            self.problems(beat.event, check_prompt(typed_text(expected), text))
+
+
+def permission_text(request: AgentPermissionRequest) -> str:
+    """The permission question and the scripted answer, as one line."""
+    title = request.tool_call.get("title") or request.tool_call.get("toolCallId") or "a tool"
+    options = " / ".join(o.name for o in request.options)
+    chosen = next((o.name for o in request.options
+                   if o.option_id == request.decision.option_id), None)
+    answer = chosen if request.decision.outcome == "selected" and chosen else "cancelled"
+    return f"? permission for {title} ({options}) → {answer}"
 
 
 def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,

@@ -39,7 +39,7 @@ from scenarist.agent.workspace import AgentError, PathRefused, Workspace
 from scenarist.scenario.model import AgentEdits, AgentToolUse
 
 __all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_edit",
-           "scrubbed_env"]
+           "describe_file_read", "scrubbed_env"]
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -222,6 +222,13 @@ def describe_edit(edit: AgentEdits, workspace: Workspace,
                     "Edit", claude)
 
 
+def describe_file_read(path: str, call_id: str, workspace: Workspace) -> ToolCall:
+    """One file of ``agentFileReads`` (the agent reads a client file: Claude Code ``Read``)."""
+    absolute = path if path.startswith("/") else os.path.join(workspace.root, path)
+    return ToolCall(call_id, "agentFileReads", path, False, True, f"cat {shlex.quote(path)}",
+                    None, "Read", {"file_path": absolute})
+
+
 # ------------------------------------------------------------------------ running
 
 
@@ -288,12 +295,20 @@ class Tools:
             text = _text(use.result) if use.result is not None else "(no scripted result)"
             return Outcome(use.status not in ("error", "failed"), text, simulated=True,
                            executed=False)
+        return self._guarded(handler, args)
+
+    def read_file(self, path: str) -> Outcome:
+        """A whole file as ``agentFileReads`` reads it (confined like every tool)."""
+        return self._guarded(Tools._read_file, {"path": path})
+
+    def _guarded(self, handler: Any, args: dict[str, Any]) -> Outcome:
         try:
-            return handler(self, args)
+            outcome: Outcome = handler(self, args)
         except PathRefused as exc:
             return Outcome(False, f"refused: {exc}", refused=True, executed=False)
         except AgentError as exc:
             return Outcome(False, str(exc))
+        return outcome
 
     def edit(self, edit: AgentEdits) -> Outcome:
         """``agentEdits``: the scenario's texts, or generated lines with exactly its counts."""

@@ -64,14 +64,17 @@ class Workspace:
 
     __slots__ = ("prefixes", "root")
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, aliases: tuple[str, ...] = ()) -> None:
+        """``aliases``: other absolute names of the root, such as the scenario's ``acp.cwd``
+        (an ACP scenario's absolute paths are under it); they map into the workspace."""
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise AgentError(f"workspace {root} is not a directory; create it first")
         self.root = real
         # absolute paths may name the root as given or as resolved (/tmp may be a link)
-        given = os.path.abspath(root)
-        self.prefixes = tuple(dict.fromkeys((real.rstrip("/"), given.rstrip("/"))))
+        names = (real, os.path.abspath(root),
+                 *(posixpath.normpath(a) for a in aliases if a.startswith("/")))
+        self.prefixes = tuple(dict.fromkeys(n.rstrip("/") for n in names))
 
     # -- pure resolution ---------------------------------------------------------------
 
