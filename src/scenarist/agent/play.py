@@ -230,7 +230,7 @@ class _Run:
             call = describe(use, self.workspace)
             self.renderer.tool_started(call)
             outcome = self.tools.run(use)
-            self.executed(outcome, use.tool_name)
+            self.executed(outcome, call.name)
             self.running[use.tool_call_id] = (call, outcome)
         elif beat.kind == "progress" and isinstance(beat.step, ProgressStep):
             call, _ = self.running[use.tool_call_id]
