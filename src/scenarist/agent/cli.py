@@ -124,7 +124,6 @@ def _stopped_cleanly() -> Iterator[None]:
 def _choose(p: Parser, args: argparse.Namespace, symbols: dict[str, bool | int | str]) -> Scenario:
     """The scenario to play: the only one, the named one, or the nearest to PROMPT."""
     from scenarist.scenario import ScenarioError, load_scenarios
-    from scenarist.scenario.select import SelectionError, select_scenario
 
     try:
         scenarios = load_scenarios([args.scenario], defines=symbols)
@@ -134,6 +133,10 @@ def _choose(p: Parser, args: argparse.Namespace, symbols: dict[str, bool | int |
         p.error(f"--scenario: {args.scenario} does not load ({len(exc.errors)} error(s) above)")
     except OSError as exc:
         p.error(f"--scenario: cannot read {args.scenario}: {exc.strerror or exc}")
+    if len(scenarios) == 1 and args.scenario_name in (None, scenarios[0].name):
+        return scenarios[0]  # the usual case: no need for the prompt search (rapidfuzz)
+    from scenarist.scenario.select import SelectionError, select_scenario
+
     try:
         return select_scenario(scenarios, name=args.scenario_name, prompt=args.prompt).scenario
     except SelectionError as exc:
