@@ -4,7 +4,7 @@ The Agent Harbor reference scenarios are AGPL-3.0 test data that the repository 
 The conformance tier — the files named ``test_*_agent_harbor.py`` — reads them from a folder
 named on the command line and is not collected at all without it::
 
-    pytest --agent-harbor-scenarios ../shared/reference/agent-harbor-scenarios
+    pytest --agent-harbor-scenarios=../shared/reference/agent-harbor-scenarios
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def test_tool_execution_output_and_exit_code_reach_exec_events(reference: Path) 
     assert_valid_stream(result)
     events = result.events
     begin = next(e for e in events if e["type"] == "exec_command_begin")
-    assert begin["call_id"] == "run-check" and begin["command"][:2] == ["bash", "-lc"]
+    assert begin["call_id"] == "run-check" and begin["command"][:2] == ["/bin/bash", "-lc"]
     chunks = [
         base64.b64decode(e["chunk"]).decode()
         for e in events

@@ -353,6 +353,7 @@ def test_exec_json_mapping_of_every_tool() -> None:
         ("item.completed", "command_execution", "completed"),
         ("item.started", "command_execution", "in_progress"),
         ("item.completed", "command_execution", "failed"),
+        ("item.started", "file_change", "in_progress"),
         ("item.completed", "file_change", "completed"),
         ("item.started", "mcp_tool_call", "in_progress"),
         ("item.completed", "mcp_tool_call", "completed"),
@@ -430,3 +431,14 @@ def test_fast_path_writes_blocks_and_honours_sleep() -> None:
     assert out.getvalue().count(b"\n") == 5000
     assert Counting.writes <= 6  # first line, then blocks
     assert fake.sleeps == [0.05]
+
+
+def test_exec_json_announces_the_thread_before_the_turn_whatever_the_commands() -> None:
+    """A `session` command in the middle of a sequence used to put thread.started after
+    turn.started; codex exec --json always starts with the thread."""
+    lines = fake_codex("exec", "--json", "--seed", "1", "help message a; session; message b").lines
+    assert [ln["type"] for ln in lines[:2]] == ["thread.started", "turn.started"]
+    assert [ln["type"] for ln in lines].count("thread.started") == 1
+    assert sorted(lines[-1]["usage"]) == sorted([
+        "input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens",
+        "reasoning_output_tokens"])  # the @openai/codex-sdk Usage type requires all five

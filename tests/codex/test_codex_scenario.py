@@ -96,8 +96,8 @@ def test_tool_execution_output_and_exit_code_reach_exec_events() -> None:
     assert "".join(chunks) == "> npm test\nPASS src/App.test.js\nwarning: slow test\n"
     assert end["exit_code"] == 0 and end["status"] == "completed"
     patch = next(e for e in events if e["type"] == "patch_apply_begin")
-    assert list(patch["changes"]) == ["TESTING.md"]
-    assert patch["changes"]["TESTING.md"]["unified_diff"].count("\n+") == 3
+    assert list(patch["changes"]) == ["/repo/TESTING.md"]  # absolute, from the cwd, as Codex
+    assert patch["changes"]["/repo/TESTING.md"]["unified_diff"].count("\n+") == 3
     assert events[-1]["last_agent_message"] == "Running the test suite."
 
 
@@ -130,7 +130,7 @@ def test_every_kind_of_beat_is_mapped(mapping_file: Path) -> None:
     assert by_type["web_search_end"]["query"] == "pytest xfail strict"
     assert by_type["mcp_tool_call_end"]["invocation"]["tool"] == "readFile"
     assert by_type["patch_apply_begin"]["changes"] == {
-        "notes.md": {"type": "add", "content": "notes"}
+        "/repo/notes.md": {"type": "add", "content": "notes"}
     }
     assert by_type["error"]["message"] == "rate_limit_error: slow down"
 

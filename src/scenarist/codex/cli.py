@@ -351,7 +351,7 @@ class Session:
             self.session_id, cwd=cwd, model=cfg.model, approvals=cfg.approvals, sandbox=cfg.sandbox
         )
         self.encoder: CodexEventEncoder | ExecJsonEncoder = (
-            ExecJsonEncoder() if cfg.format == "exec-json" else CodexEventEncoder()
+            ExecJsonEncoder(self.session_id) if cfg.format == "exec-json" else CodexEventEncoder()
         )
         # exec-json has no turn boundaries without the lifecycle events
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"

@@ -277,7 +277,7 @@ def _exec(turn: Turn, cmd: Command) -> list[Event]:
         stdout = f"(fake-codex simulated `{text}`; nothing was run)\n"
     return build.exec_command(
         turn,
-        argv,
+        build.shell_argv(text),
         stdout=stdout if exit_code == 0 else "",
         stderr="" if exit_code == 0 else f"{argv[0]}: simulated failure (exit {exit_code})\n",
         exit_code=exit_code,
@@ -288,8 +288,6 @@ def _exec(turn: Turn, cmd: Command) -> list[Event]:
 
 def _patch(turn: Turn, cmd: Command) -> list[Event]:
     approvals, kind, path = cmd.data
-    if not path.startswith("/"):
-        path = f"{turn.cwd.rstrip('/')}/{path}"
     change = build.file_change(
         kind,
         content=f"fake-codex {kind} {path.rsplit('/', 1)[-1]}\n",
