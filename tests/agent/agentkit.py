@@ -14,6 +14,9 @@ from scenarist.llm.process import stop_group
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+# the real agents' runners of tests/llm (``llm_agents``) serve these tests too
+if str(REPO / "tests" / "llm") not in sys.path:
+    sys.path.append(str(REPO / "tests" / "llm"))
 
 
 def agent_env(**extra: str) -> dict[str, str]:

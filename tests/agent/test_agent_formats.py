@@ -1,8 +1,9 @@
 """``--format codex-jsonl`` and ``claude-jsonl``: what log normalisers of the real agents read.
 
 The Codex stream is checked the way tests/codex checks ``fake-codex exec --json`` (item
-lifecycle, ids, the closing ``turn.completed``) and parsed by the real ``@openai/codex-sdk``
-(pinned in tests/node), which spawns the mock agent as its ``codex`` binary. The Claude Code
+lifecycle, ids, the closing ``turn.completed``), compared line by line with what the real Codex
+CLI prints for the same scenario (as tests/llm does for fake-codex), and parsed by the real
+``@openai/codex-sdk`` (pinned in tests/node), which spawns the mock agent as its ``codex``. The Claude Code
 stream is compared, line kind by line kind, with a stream the real Claude Code 2.1.330 printed
 (``tests/data/real-agent-output/``: ``claude -p ... --output-format stream-json --verbose``
 against ``scenarist llm`` playing tests/llm/scenarios/shell_and_patch.yaml).
@@ -20,6 +21,10 @@ from typing import Any
 
 import pytest
 from agentkit import EXAMPLES, REPO, SCENARIOS, agent, agent_env, jsonl
+from llm_agents import SCENARIOS as LLM_SCENARIOS
+from llm_agents import codex, comparable, dirs
+
+from scenarist.llm.process import run_server
 
 GOLDEN = REPO / "tests" / "data" / "real-agent-output" / "claude-code-2.1.330-stream-json.jsonl"
 SDK = REPO / "tests" / "node" / "node_modules" / "@openai" / "codex-sdk"
@@ -44,8 +49,10 @@ def test_codex_jsonl_is_the_exec_json_stream(tmp_path: Path) -> None:
     assert items == [
         ("item.completed", "reasoning", None),
         ("item.completed", "agent_message", None),
+        ("item.started", "file_change", "in_progress"),
         ("item.completed", "file_change", "completed"),
         ("item.completed", "agent_message", None),
+        ("item.started", "file_change", "in_progress"),
         ("item.completed", "file_change", "completed"),
         ("item.completed", "agent_message", None),
         ("item.started", "command_execution", "in_progress"),
@@ -56,12 +63,35 @@ def test_codex_jsonl_is_the_exec_json_stream(tmp_path: Path) -> None:
     assert len(set(ids)) == len(ids)
     command = next(ln["item"] for ln in lines if ln["type"] == "item.completed"
                    and ln["item"]["type"] == "command_execution")
+    assert command["command"] == "/bin/bash -lc 'grep -c '\"'\"'^- '\"'\"' notes/todo.md'"
     assert command["aggregated_output"] == "2\n" and command["exit_code"] == 0  # real output
-    changes = [ln["item"]["changes"] for ln in lines
-               if ln.get("item", {}).get("type") == "file_change"]
-    assert changes == [[{"path": "notes/todo.md", "kind": "add"}],
-                       [{"path": "notes/todo.md", "kind": "update"}]]
+    todo = str((tmp_path / "work" / "notes" / "todo.md").resolve())
+    changes = [ln["item"]["changes"] for ln in lines if ln["type"] == "item.completed"
+               and ln["item"]["type"] == "file_change"]
+    assert changes == [[{"path": todo, "kind": "add"}], [{"path": todo, "kind": "update"}]]
     assert lines[-1]["type"] == "turn.completed" and lines[-1]["usage"]["output_tokens"] > 0
+
+
+@pytest.mark.real_agent
+def test_codex_jsonl_matches_real_codex_line_by_line(tmp_path: Path) -> None:
+    """The pinned Codex CLI plays tests/llm/scenarios/shell_and_patch.yaml through
+    ``scenarist llm`` and really runs its tools; the mock agent plays the same file with real
+    tools: the same lines, items, fields and values, but the thread id and token figures (the
+    comparison tests/llm/test_llm_codex_fidelity.py makes for fake-codex)."""
+    scenario = LLM_SCENARIOS / "shell_and_patch.yaml"
+    work, home = dirs(tmp_path)
+    with run_server(scenario, "--scenario-speed", "0.01") as srv:
+        real = codex(srv.base_url, "Create the greeting files", work, home)
+    assert real.returncode == 0, real.stderr
+    (work / "greeting.txt").unlink()  # the mock agent works in the same place, afresh
+    shutil.rmtree(work / "notes")
+    mine = agent("--scenario", scenario, "--workspace", work, "--speed", "0.01",
+                 "--format", "codex-jsonl")
+    assert mine.returncode == 0, mine.stderr
+    real_lines, my_lines = jsonl(real.stdout), jsonl(mine.stdout)
+    assert [comparable(x) for x in my_lines] == [comparable(x) for x in real_lines], (
+        json.dumps(my_lines, indent=1), json.dumps(real_lines, indent=1))
+    assert (work / "notes" / "todo.md").read_text() == "# Todo\n- greet\n- wave back\n- smile\n"
 
 
 def test_codex_jsonl_has_a_turn_per_prompt_and_fails_a_turn_on_an_api_error(

@@ -282,7 +282,9 @@ class CodexJsonRenderer(_JsonLines):
         self.emit([note("error", _error_text(error))])
 
     def _command(self, call: ToolCall) -> list[str]:
-        return ["bash", "-lc", call.shell or call.title]
+        from scenarist.codex.build import shell_argv
+
+        return shell_argv(call.shell or call.title)
 
     def tool_started(self, call: ToolCall) -> None:
         from scenarist.codex.build import exec_begin

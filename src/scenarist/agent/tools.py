@@ -1,7 +1,8 @@
 """Every scenario tool, executed for real in the workspace: the one module that maps tools.
 
-This is the only place in :mod:`scenarist.agent` that reads a tool's name and arguments.
-It answers two questions for each scenario tool call: how to show it (:func:`describe`, a
+This is the only place in :mod:`scenarist.agent` that looks at tools: it matches on the
+typed records of :mod:`scenarist.scenario.tools` (``AgentToolUse.tool``, old names already
+resolved by the loader). It answers two questions for each scenario tool call: how to show it (:func:`describe`, a
 :class:`ToolCall` that the renderers encode without looking at arguments again) and what
 really happens when it runs (:meth:`Tools.run`, an :class:`Outcome`).
 
@@ -37,6 +38,21 @@ from typing import Any
 
 from scenarist.agent.workspace import AgentError, PathRefused, Workspace
 from scenarist.scenario.model import AgentEdits, AgentToolUse
+from scenarist.scenario.tools import (
+    BashOutput,
+    EditFile,
+    Find,
+    Grep,
+    KillShell,
+    ListDir,
+    NotebookEdit,
+    ReadFile,
+    RunCmd,
+    Sed,
+    Tool,
+    WriteFile,
+    tool_args,
+)
 
 __all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_edit",
            "describe_file_read", "scrubbed_env"]
@@ -44,7 +60,7 @@ __all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_e
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 # tools whose ``result`` is their output (compared); for the others it is a description
-_OUTPUT_TOOLS = frozenset({"runCmd", "readFile", "grep", "listDir", "find", "sed", "bashOutput"})
+_OUTPUT_TOOLS = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
 _CLAUDE_NAMES = {
     "runCmd": "Bash", "readFile": "Read", "writeFile": "Write", "editFile": "Edit",
     "grep": "Grep", "listDir": "Glob", "find": "Glob", "sed": "Bash", "task": "Task",
@@ -128,24 +144,10 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _flag(args: Mapping[str, Any], key: str) -> bool:
-    value = args.get(key)
-    return value is True or (isinstance(value, str) and value.lower() in ("true", "yes", "1"))
-
-
-def _int(args: Mapping[str, Any], key: str, tool: str) -> int | None:
-    value = args.get(key)
-    if value is None or value is False:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise AgentError(f"{tool}: {key} must be a whole number (got {value!r})")
-    try:
-        number = int(value)
-    except ValueError:
-        raise AgentError(f"{tool}: {key} must be a whole number (got {value!r})") from None
-    if number < 0:
-        raise AgentError(f"{tool}: {key} must not be negative (got {number})")
-    return number
+def _not_negative(value: int | None, what: str) -> int | None:
+    if value is not None and value < 0:
+        raise AgentError(f"{what} must not be negative (got {value})")
+    return value
 
 
 # ------------------------------------------------------------------------ describing
@@ -153,57 +155,57 @@ def _int(args: Mapping[str, Any], key: str, tool: str) -> int | None:
 
 def describe(use: AgentToolUse, workspace: Workspace) -> ToolCall:
     """How ``use`` is shown in the terminal and encoded for Claude Code / Codex logs."""
-    name, args = use.tool_name, dict(use.args or {})
+    tool = use.tool
     q = shlex.quote
 
-    def absolute(key: str) -> str:
-        value = str(args.get(key) or ".")
+    def absolute(path: str | None) -> str:
+        value = path or "."
         return value if value.startswith("/") else os.path.join(workspace.root, value)
 
     shell: str | None = None
     edits: str | None = None
-    claude: dict[str, Any] = dict(args)
-    if name == "runCmd":
-        shell = _text(args.get("cmd"))
-        if args.get("cwd") not in (None, "", "."):
-            shell = f"cd {q(str(args['cwd']))} && {shell}"
-        claude = {"command": shell, **{k: args[k] for k in ("timeout", "description",
-                                                             "run_in_background") if k in args}}
-        title = shell
-    elif name in ("readFile", "writeFile", "editFile"):
-        title = str(args.get("path", ""))
-        claude = {"file_path": absolute("path"),
-                  **{k: v for k, v in args.items() if k not in ("path", "encoding")}}
-        if name == "readFile":
-            shell = f"cat {q(title)}"
-        else:
-            edits = title
-    elif name == "grep":
-        title = f"{args.get('pattern', '')} in {args.get('path') or '.'}"
-        shell = f"grep -rn -e {q(_text(args.get('pattern')))} {q(str(args.get('path') or '.'))}"
-    elif name in ("listDir", "find"):
-        where = str(args.get("path") or ".")
-        pattern = str(args.get("name") or args.get("pattern") or "*")
-        deep = name == "find" or _flag(args, "recursive")
-        title = f"{where} ({pattern})"
-        shell = (f"find {q(where)} -name {q(pattern)}" if deep else f"ls -a {q(where)}")
-        claude = {"pattern": ("**/" if deep else "") + pattern, "path": absolute("path")}
-    elif name == "sed":
-        inplace = "-i " if _flag(args, "inplace") else ""
-        shell = f"sed {inplace}{q(_text(args.get('expression')))} {q(str(args.get('path', '')))}"
-        title = shell
-        claude = {"command": shell}
-        if inplace:
-            edits = str(args.get("path", ""))
-    elif name == "notebookEdit":
-        title = str(args.get("notebook_path", ""))
-        edits = title
-        claude = {**args, "notebook_path": absolute("notebook_path")}
-    else:
-        first = next((v for v in args.values() if isinstance(v, str)), "")
-        title = first.splitlines()[0] if first else ""
-    return ToolCall(use.tool_call_id, name, title, name not in _REAL, name in _OUTPUT_TOOLS,
-                    shell, edits, _CLAUDE_NAMES.get(name, name), claude)
+    claude: dict[str, Any] = tool_args(tool)
+    match tool:
+        case RunCmd(cmd=cmd, cwd=cwd):
+            shell = cmd if cwd in (None, "", ".") else f"cd {q(str(cwd))} && {cmd}"
+            claude = {"command": shell, **{k: v for k, v in claude.items()
+                                           if k in ("timeout", "description",
+                                                    "run_in_background")}}
+            title = shell
+        case ReadFile(path=path) | WriteFile(path=path) | EditFile(path=path):
+            title = path
+            claude = {"file_path": absolute(path),
+                      **{k: v for k, v in claude.items() if k not in ("path", "encoding")}}
+            if isinstance(tool, ReadFile):
+                shell = f"cat {q(path)}"
+            else:
+                edits = path
+        case Grep(pattern=pattern, path=path):
+            title = f"{pattern} in {path or '.'}"
+            shell = f"grep -rn -e {q(pattern)} {q(path or '.')}"
+        case ListDir(path=path, recursive=recursive, pattern=pattern):
+            title = f"{path or '.'} ({pattern or '*'})"
+            shell = f"find {q(path or '.')}" if recursive else f"ls -a {q(path or '.')}"
+            claude = {"pattern": ("**/" if recursive else "") + (pattern or "*"),
+                      "path": absolute(path)}
+        case Find(path=path, name_pattern=pattern):
+            title = f"{path or '.'} ({pattern or '*'})"
+            shell = f"find {q(path or '.')} -name {q(pattern or '*')}"
+            claude = {"pattern": "**/" + (pattern or "*"), "path": absolute(path)}
+        case Sed(expression=expression, path=path, inplace=inplace):
+            shell = f"sed {'-i ' if inplace else ''}{q(expression)} {q(path or '')}"
+            title = shell
+            claude = {"command": shell}
+            edits = path if inplace else None
+        case NotebookEdit(notebook_path=path):
+            title = edits = path
+            claude = {**claude, "notebook_path": absolute(path)}
+        case _:
+            first = next((v for v in claude.values() if isinstance(v, str)), "")
+            title = first.splitlines()[0] if first else ""
+    return ToolCall(use.tool_call_id, tool.name, title, type(tool) not in _REAL,
+                    isinstance(tool, _OUTPUT_TOOLS), shell, edits,
+                    _CLAUDE_NAMES.get(tool.name, tool.name), claude)
 
 
 def describe_edit(edit: AgentEdits, workspace: Workspace,
@@ -289,21 +291,20 @@ class Tools:
 
     def run(self, use: AgentToolUse) -> Outcome:
         """Execute ``use`` for real (or answer its scripted result when it is simulated)."""
-        name, args = use.tool_name, dict(use.args or {})
-        handler = _REAL.get(name)
+        handler = _REAL.get(type(use.tool))
         if handler is None:
             text = _text(use.result) if use.result is not None else "(no scripted result)"
             return Outcome(use.status not in ("error", "failed"), text, simulated=True,
                            executed=False)
-        return self._guarded(handler, args)
+        return self._guarded(handler, use.tool)
 
     def read_file(self, path: str) -> Outcome:
         """A whole file as ``agentFileReads`` reads it (confined like every tool)."""
-        return self._guarded(Tools._read_file, {"path": path})
+        return self._guarded(Tools._read_file, ReadFile(path=path))
 
-    def _guarded(self, handler: Any, args: dict[str, Any]) -> Outcome:
+    def _guarded(self, handler: Any, tool: Tool) -> Outcome:
         try:
-            outcome: Outcome = handler(self, args)
+            outcome: Outcome = handler(self, tool)
         except PathRefused as exc:
             return Outcome(False, f"refused: {exc}", refused=True, executed=False)
         except AgentError as exc:
@@ -337,15 +338,15 @@ class Tools:
 
     # -- the real tools -----------------------------------------------------------------
 
-    def _run_cmd(self, args: dict[str, Any]) -> Outcome:
+    def _run_cmd(self, tool: RunCmd) -> Outcome:
         ws = self.workspace
-        command = _text(args.get("cmd"))
-        cwd = ws.check_dir(ws.parts(str(args.get("cwd") or ".")))
-        timeout_ms = min(_int(args, "timeout", "runCmd") or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
+        cwd = ws.check_dir(ws.parts(tool.cwd or "."))
+        timeout = _not_negative(tool.timeout, "runCmd: timeout")
+        timeout_ms = min(timeout or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
         env = scrubbed_env(ws.root, cwd)
-        if _flag(args, "run_in_background"):
-            return self._start_background(command, cwd, env)
-        proc = subprocess.Popen([_SHELL, "-c", command], cwd=cwd, env=env,
+        if tool.run_in_background:
+            return self._start_background(tool.cmd, cwd, env)
+        proc = subprocess.Popen([_SHELL, "-c", tool.cmd], cwd=cwd, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         timed_out = False
@@ -375,39 +376,36 @@ class Tools:
         self._shells[shell_id] = _Background(proc, log)
         return Outcome(True, f"started in the background as {shell_id}", background=True)
 
-    def _shell(self, args: dict[str, Any], key: str, tool: str) -> tuple[str, _Background]:
-        shell_id = _text(args.get(key))
+    def _shell(self, shell_id: str, tool: str) -> _Background:
         shell = self._shells.get(shell_id)
         if shell is None:
             known = ", ".join(self._shells) or "none"
             raise AgentError(f"{tool}: no background shell {shell_id!r} (running: {known}); "
                              "start one with runCmd run_in_background: true")
-        return shell_id, shell
+        return shell
 
-    def _bash_output(self, args: dict[str, Any]) -> Outcome:
-        _, shell = self._shell(args, "bash_id", "bashOutput")
+    def _bash_output(self, tool: BashOutput) -> Outcome:
+        shell = self._shell(tool.bash_id, "bashOutput")
         with open(shell.log, "rb") as f:
             f.seek(shell.read)
             data = f.read()
         shell.read += len(data)
         lines = data.decode("utf-8", "replace").splitlines(keepends=True)
-        pattern = args.get("filter")
-        if pattern:
-            regex = _regex(str(pattern), 0, "bashOutput filter")
+        if tool.filter:
+            regex = _regex(tool.filter, 0, "bashOutput filter")
             lines = [line for line in lines if regex.search(line)]
-        code = shell.proc.poll()
-        return Outcome(True, "".join(lines), exit_code=code)
+        return Outcome(True, "".join(lines), exit_code=shell.proc.poll())
 
-    def _kill_shell(self, args: dict[str, Any]) -> Outcome:
-        shell_id, shell = self._shell(args, "shell_id", "killShell")
+    def _kill_shell(self, tool: KillShell) -> Outcome:
+        shell = self._shell(tool.shell_id, "killShell")
         _kill_group(shell.proc)
         code = shell.proc.wait()
-        return Outcome(True, f"killed {shell_id}", exit_code=code)
+        return Outcome(True, f"killed {tool.shell_id}", exit_code=code)
 
-    def _read_file(self, args: dict[str, Any]) -> Outcome:
+    def _read_file(self, tool: ReadFile) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(_text(args.get("path")))
-        encoding = str(args.get("encoding") or "utf-8")
+        parts = ws.parts(tool.path)
+        encoding = tool.encoding or "utf-8"
         try:
             codecs.lookup(encoding)
         except LookupError:
@@ -416,87 +414,80 @@ class Tools:
             text = ws.read_bytes(parts).decode(encoding)
         except UnicodeDecodeError:
             raise AgentError(f"{ws.display(parts)} is not {encoding} text") from None
-        offset, limit = _int(args, "offset", "readFile"), _int(args, "limit", "readFile")
+        offset = _not_negative(tool.offset, "readFile: offset")
+        limit = _not_negative(tool.limit, "readFile: limit")
         if offset or limit is not None:
             lines = text.splitlines(keepends=True)
             start = max((offset or 1) - 1, 0)
             text = "".join(lines[start: None if limit is None else start + limit])
         return Outcome(True, text)
 
-    def _write_file(self, args: dict[str, Any]) -> Outcome:
+    def _write_file(self, tool: WriteFile) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(_text(args.get("path")))
+        parts = ws.parts(tool.path)
         before = ws.read_text(parts) if ws.exists(parts) else None
-        content = _text(args.get("content"))
-        ws.write_text(parts, content)
-        change = FileChange(ws.display(parts), before, content)
+        ws.write_text(parts, tool.content)
+        change = FileChange(ws.display(parts), before, tool.content)
         verb = "created" if before is None else "updated"
         return Outcome(True, f"{verb} {change.path}", change=change)
 
-    def _edit_file(self, args: dict[str, Any]) -> Outcome:
+    def _edit_file(self, tool: EditFile) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(_text(args.get("path")))
+        parts = ws.parts(tool.path)
         before = ws.read_text(parts)
-        old, new = _text(args.get("old_string")), _text(args.get("new_string"))
+        old, new = tool.old_string, tool.new_string
         count = before.count(old) if old else 0
         where = ws.display(parts)
         if count == 0:
             raise AgentError(f"editFile: old_string is not in {where}")
-        replace_all = _flag(args, "replace_all")
-        if count > 1 and not replace_all:
+        if count > 1 and not tool.replace_all:
             raise AgentError(f"editFile: old_string occurs {count} times in {where}; set "
                              "replace_all: true or give more context")
-        after = before.replace(old, new) if replace_all else before.replace(old, new, 1)
+        after = before.replace(old, new) if tool.replace_all else before.replace(old, new, 1)
         ws.write_text(parts, after)
-        n = count if replace_all else 1
+        n = count if tool.replace_all else 1
         return Outcome(True, f"updated {where} ({n} replacement{'s' * (n != 1)})",
                        change=FileChange(where, before, after))
 
-    def _list_dir(self, args: dict[str, Any]) -> Outcome:
+    def _list_dir(self, tool: ListDir) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(str(args.get("path") or "."))
-        pattern = args.get("pattern")
-        entries = ws.walk(parts, recursive=_flag(args, "recursive"))
+        parts = ws.parts(tool.path or ".")
+        pattern = tool.pattern
+        entries = ws.walk(parts, recursive=tool.recursive)
         shown = [e.rel + ("/" if e.kind == "dir" else "") for e in entries
-                 if not pattern or fnmatch.fnmatchcase(e.rel.rsplit("/", 1)[-1], str(pattern))]
+                 if not pattern or fnmatch.fnmatchcase(e.rel.rsplit("/", 1)[-1], pattern)]
         return Outcome(True, "".join(line + "\n" for line in shown))
 
-    def _find(self, args: dict[str, Any]) -> Outcome:
+    def _find(self, tool: Find) -> Outcome:
         ws = self.workspace
-        given = str(args.get("path") or ".")
-        parts = ws.parts(given)
-        name = str(args.get("name") or "*")
-        kinds = {"file": "file", "f": "file", "dir": "dir", "d": "dir", "directory": "dir"}
-        kind = kinds.get(str(args.get("type") or ""))
-        if args.get("type") and kind is None:
-            raise AgentError(f"find: type must be file or dir (got {args.get('type')!r})")
-        found = [os.path.join(given, e.rel) for e in ws.walk(parts)
+        given = tool.path or "."
+        name = tool.name_pattern or "*"
+        found = [os.path.join(given, e.rel) for e in ws.walk(ws.parts(given))
                  if fnmatch.fnmatchcase(e.rel.rsplit("/", 1)[-1], name)
-                 and (kind is None or e.kind == kind)]
+                 and (tool.type is None or e.kind == tool.type)]
         return Outcome(True, "".join(line + "\n" for line in found))
 
-    def _grep(self, args: dict[str, Any]) -> Outcome:
-        return Outcome(True, _Grep(self.workspace, args).run())
+    def _grep(self, tool: Grep) -> Outcome:
+        return Outcome(True, _Grep(self.workspace, tool).run())
 
-    def _sed(self, args: dict[str, Any]) -> Outcome:
+    def _sed(self, tool: Sed) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(_text(args.get("path")))
+        parts = ws.parts(tool.path or "")
         before = ws.read_text(parts)  # checks it is a regular file inside
-        inplace = _flag(args, "inplace")
-        argv = ["sed", "--sandbox", *(["-i"] if inplace else []), "-e",
-                _text(args.get("expression")), "--", ws.absolute(parts)]
+        argv = ["sed", "--sandbox", *(["-i"] if tool.inplace else []), "-e", tool.expression,
+                "--", ws.absolute(parts)]
         proc = subprocess.run(argv, cwd=ws.root, env=scrubbed_env(ws.root, ws.root),
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
                               check=False)
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
         change = None
-        if inplace and proc.returncode == 0:
+        if tool.inplace and proc.returncode == 0:
             change = FileChange(ws.display(parts), before, ws.read_text(parts))
         return Outcome(proc.returncode == 0, out, exit_code=proc.returncode, change=change)
 
-    def _notebook_edit(self, args: dict[str, Any]) -> Outcome:
+    def _notebook_edit(self, tool: NotebookEdit) -> Outcome:
         ws = self.workspace
-        parts = ws.parts(_text(args.get("notebook_path")))
+        parts = ws.parts(tool.notebook_path)
         before = ws.read_text(parts)
         where = ws.display(parts)
         try:
@@ -504,15 +495,15 @@ class Tools:
             cells = notebook["cells"]
         except (ValueError, KeyError, TypeError):
             raise AgentError(f"notebookEdit: {where} is not a Jupyter notebook") from None
-        cell_id, mode = args.get("cell_id"), str(args.get("edit_mode") or "replace")
+        cell_id, mode = tool.cell_id, tool.edit_mode or "replace"
         index = next((i for i, c in enumerate(cells) if c.get("id") == cell_id), None)
         if cell_id is not None and index is None:
             raise AgentError(f"notebookEdit: no cell with id {cell_id!r} in {where}")
-        source = _text(args.get("new_source")).splitlines(keepends=True)
+        source = tool.new_source.splitlines(keepends=True)
         if mode == "delete" and index is not None:
             del cells[index]
         elif mode == "insert":
-            kind = str(args.get("cell_type") or "code")
+            kind = tool.cell_type or "code"
             cell: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source}
             if kind == "code":
                 cell.update(execution_count=None, outputs=[])
@@ -520,18 +511,18 @@ class Tools:
         elif mode == "replace" and index is not None:
             cells[index]["source"] = source
         else:
-            raise AgentError(f"notebookEdit: edit_mode {mode!r} needs a cell_id "
-                             "(replace, delete) or is unknown (replace, insert, delete)")
+            raise AgentError(f"notebookEdit: edit_mode {mode} needs a cell_id")
         after = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
         ws.write_text(parts, after)
         return Outcome(True, f"updated {where}", change=FileChange(where, before, after))
 
 
-_REAL = {
-    "runCmd": Tools._run_cmd, "readFile": Tools._read_file, "writeFile": Tools._write_file,
-    "editFile": Tools._edit_file, "listDir": Tools._list_dir, "find": Tools._find,
-    "grep": Tools._grep, "sed": Tools._sed, "notebookEdit": Tools._notebook_edit,
-    "bashOutput": Tools._bash_output, "killShell": Tools._kill_shell,
+# the tools that really run, by record type (the others are simulated)
+_REAL: dict[type[Any], Any] = {
+    RunCmd: Tools._run_cmd, ReadFile: Tools._read_file, WriteFile: Tools._write_file,
+    EditFile: Tools._edit_file, ListDir: Tools._list_dir, Find: Tools._find,
+    Grep: Tools._grep, Sed: Tools._sed, NotebookEdit: Tools._notebook_edit,
+    BashOutput: Tools._bash_output, KillShell: Tools._kill_shell,
 }
 
 
@@ -545,28 +536,22 @@ def _regex(pattern: str, flags: int, what: str) -> re.Pattern[str]:
 class _Grep:
     """``grep`` as Claude Code's Grep answers: files_with_matches (default), content, count."""
 
-    def __init__(self, workspace: Workspace, args: Mapping[str, Any]) -> None:
+    def __init__(self, workspace: Workspace, tool: Grep) -> None:
         self.ws = workspace
-        self.args = args
-        flags = re.IGNORECASE if _flag(args, "-i") else 0
-        self.multiline = _flag(args, "multiline")
-        if self.multiline:
+        self.tool = tool
+        flags = re.IGNORECASE if tool.case_insensitive else 0
+        if tool.multiline:
             flags |= re.MULTILINE | re.DOTALL
-        self.regex = _regex(_text(args.get("pattern")), flags, "grep")
-        kind = args.get("type")
-        if kind is not None and str(kind) not in _GREP_TYPES:
-            raise AgentError(f"grep: unknown type {kind!r} (known: {', '.join(_GREP_TYPES)})")
-        self.globs: tuple[str, ...] = _GREP_TYPES[str(kind)] if kind is not None else ()
-        self.glob = str(args["glob"]) if args.get("glob") else None
-        mode = str(args.get("output_mode") or "files_with_matches")
-        if mode not in ("files_with_matches", "content", "count"):
-            raise AgentError(f"grep: output_mode {mode!r} is not files_with_matches, content "
-                             "or count")
-        self.mode = mode
+        self.regex = _regex(tool.pattern, flags, "grep")
+        if tool.type is not None and tool.type not in _GREP_TYPES:
+            raise AgentError(f"grep: unknown type {tool.type!r} (known: "
+                             f"{', '.join(_GREP_TYPES)})")
+        self.globs: tuple[str, ...] = _GREP_TYPES[tool.type] if tool.type is not None else ()
+        self.mode = tool.output_mode or "files_with_matches"
 
     def files(self) -> list[tuple[str, tuple[str, ...]]]:
-        ws = self.ws
-        parts = ws.parts(str(self.args.get("path") or "."))
+        ws, glob = self.ws, self.tool.glob
+        parts = ws.parts(self.tool.path or ".")
         if ws.kind(parts) == "file":
             return [(ws.display(parts), parts)]
         found = []
@@ -574,8 +559,8 @@ class _Grep:
             if entry.kind != "file":
                 continue
             name = entry.rel.rsplit("/", 1)[-1]
-            if self.glob and not (fnmatch.fnmatchcase(name, self.glob)
-                                  or fnmatch.fnmatchcase(entry.rel, self.glob)):
+            if glob and not (fnmatch.fnmatchcase(name, glob)
+                             or fnmatch.fnmatchcase(entry.rel, glob)):
                 continue
             if self.globs and not any(fnmatch.fnmatchcase(name, g) for g in self.globs):
                 continue
@@ -585,7 +570,7 @@ class _Grep:
 
     def matching_lines(self, text: str) -> list[int]:
         lines = text.splitlines()
-        if not self.multiline:
+        if not self.tool.multiline:
             return [i for i, line in enumerate(lines) if self.regex.search(line)]
         starts = sorted({text.count("\n", 0, m.start()) for m in self.regex.finditer(text)})
         return [i for i in starts if i < len(lines)]
@@ -606,16 +591,16 @@ class _Grep:
                 out.append(f"{shown}:{len(hits)}")
             else:
                 out.extend(self.content(shown, text.splitlines(), hits))
-        limit = _int(self.args, "head_limit", "grep")
+        limit = _not_negative(self.tool.head_limit, "grep: head_limit")
         if limit:
             out = out[:limit]
         return "".join(line + "\n" for line in out)
 
     def content(self, shown: str, lines: list[str], hits: list[int]) -> list[str]:
-        context = _int(self.args, "-C", "grep") or 0
-        before = _int(self.args, "-B", "grep") or context
-        after = _int(self.args, "-A", "grep") or context
-        numbers = _flag(self.args, "-n")
+        tool = self.tool
+        context = _not_negative(tool.context, "grep: -C") or 0
+        before = _not_negative(tool.before_context, "grep: -B") or context
+        after = _not_negative(tool.after_context, "grep: -A") or context
         hit_set = set(hits)
         shown_lines: list[int] = []
         for i in hits:
@@ -626,7 +611,7 @@ class _Grep:
             if previous is not None and i > previous + 1:
                 out.append("--")
             sep = ":" if i in hit_set else "-"
-            out.append(f"{shown}{sep}{i + 1}{sep}{lines[i]}" if numbers
+            out.append(f"{shown}{sep}{i + 1}{sep}{lines[i]}" if tool.line_numbers
                        else f"{shown}{sep}{lines[i]}")
             previous = i
         return out
