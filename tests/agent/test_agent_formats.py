@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from agentkit import EXAMPLES, REPO, SCENARIOS, agent, agent_env, jsonl
 from llm_agents import SCENARIOS as LLM_SCENARIOS
-from llm_agents import codex, comparable, dirs
+from llm_agents import claude, codex, comparable, dirs
 
 from scenarist.llm.process import run_server
 
@@ -217,3 +217,52 @@ def test_claude_jsonl_marks_errors(tmp_path: Path) -> None:
     lines, _ = _play(tmp_path, failing, "claude-jsonl")
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"] is True
     assert lines[-1]["result"] == "API error 529 (overloaded): busy"
+
+
+def _claude_view(lines: list[dict[str, Any]], work: Path) -> list[tuple[Any, ...]]:
+    """What a log normaliser takes from a stream-json session, paths made relative; Claude
+    Code's ``system/thinking_tokens`` progress lines are left out (the mock agent has none)."""
+    out: list[tuple[Any, ...]] = []
+    root = str(work.resolve()) + "/"
+    for line, kind in zip(lines, _kinds(lines), strict=True):
+        if kind == "system/thinking_tokens":
+            continue
+        block = line["message"]["content"][0] if line["type"] in ("assistant", "user") else {}
+        if kind.startswith("assistant/tool_use"):
+            tool_input = {k: v.replace(root, "") if isinstance(v, str) else v
+                          for k, v in block["input"].items() if k != "replace_all"}
+            out.append((kind, tool_input))
+        elif kind.startswith("user/tool_result"):
+            content = block["content"]
+            shown = content.split(" (file state")[0].replace(root, "")
+            out.append((kind, shown, block.get("is_error", False)))
+        elif kind == "assistant/thinking":
+            out.append((kind, block["thinking"]))
+        elif kind == "assistant/text":
+            out.append((kind, block["text"]))
+        elif kind == "result/success":
+            out.append((kind, line["result"], line["is_error"], line["num_turns"]))
+        else:
+            out.append((kind, line.get("cwd", "").replace(root.rstrip("/"), "WORK")))
+    return out
+
+
+@pytest.mark.real_agent
+def test_claude_jsonl_matches_real_claude_code(tmp_path: Path) -> None:
+    """The pinned Claude Code plays shell_and_patch.yaml through ``scenarist llm`` and runs its
+    tools; the mock agent plays the same file: the same blocks, tool calls with the same
+    inputs, results and final answer (ids, timestamps and Claude's extras aside)."""
+    scenario = LLM_SCENARIOS / "shell_and_patch.yaml"
+    work, config = dirs(tmp_path)
+    with run_server(scenario, "--scenario-speed", "0.01") as srv:
+        real = claude(srv.base_url, "Create the greeting files", work, config)
+    assert real.returncode == 0, real.stderr
+    (work / "greeting.txt").unlink()
+    shutil.rmtree(work / "notes")
+    mine = agent("--scenario", scenario, "--workspace", work, "--speed", "0.01",
+                 "--format", "claude-jsonl")
+    assert mine.returncode == 0, mine.stderr
+    view = _claude_view(jsonl(mine.stdout), work)
+    assert view == _claude_view(jsonl(real.stdout), work)
+    assert [v[0] for v in view if v[0].startswith("assistant/tool_use")] == [
+        "assistant/tool_use/Bash", "assistant/tool_use/Write", "assistant/tool_use/Edit"]

@@ -413,6 +413,8 @@ class ClaudeJsonRenderer(_JsonLines):
         elif outcome.change is not None and call.claude_name in ("Write", "Edit"):
             change = outcome.change
             path = str(call.claude_input.get("file_path", change.path))
+            content = (f"File created successfully at: {path}" if change.before is None
+                       else f"The file {path} has been updated successfully.")
             detail = {"filePath": path, "originalFile": change.before, "structuredPatch": [],
                       "userModified": False}
             if call.claude_name == "Write":

@@ -210,18 +210,27 @@ def describe(use: AgentToolUse, workspace: Workspace) -> ToolCall:
 
 def describe_edit(edit: AgentEdits, workspace: Workspace,
                   change: FileChange | None = None) -> ToolCall:
-    """``agentEdits`` as the file edit it made (Claude Code: ``Write`` a new file, else ``Edit``
-    of the whole text, which is what changed as far as the scenario says)."""
+    """``agentEdits`` as the file edit it made, in the call Claude Code would make for it: the
+    same ``Write``/``Edit`` that ``scenarist llm`` asks a real Claude Code to make."""
+    from scenarist.llm.profiles import Context, render_action
+    from scenarist.llm.script import EditAction
+
     path = edit.path if edit.path.startswith("/") else os.path.join(workspace.root, edit.path)
     title = f"{edit.path} (+{edit.lines_added} -{edit.lines_removed})"
-    if change is not None and change.before is None:
-        return ToolCall(edit.tool_call_id, "agentEdits", title, False, False, None, edit.path,
-                        "Write", {"file_path": path, "content": change.after})
-    claude: dict[str, Any] = {"file_path": path}
+    name, claude = "Edit", {"file_path": path}
     if change is not None:
-        claude.update(old_string=change.before, new_string=change.after)
+        before = change.before
+
+        def read(_path: str) -> str | None:
+            return before  # the file as the edit found it
+
+        ctx = Context(profile="claude", cwd=workspace.root, tools=frozenset(), read_text=read)
+        action = EditAction(workspace.absolute(workspace.parts(edit.path)), edit.lines_added,
+                            edit.lines_removed, edit.old_text, edit.new_text)
+        call = render_action(action, ctx)
+        name, claude = call.name, json.loads(call.arguments)
     return ToolCall(edit.tool_call_id, "agentEdits", title, False, False, None, edit.path,
-                    "Edit", claude)
+                    name, claude)
 
 
 def describe_file_read(path: str, call_id: str, workspace: Workspace) -> ToolCall:
