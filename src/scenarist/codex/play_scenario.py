@@ -145,9 +145,9 @@ def _run_cmd(
 ) -> list[Event]:
     call_id = event.tool_call_id
     if beat.kind == "agentToolUse":
-        calls[call_id] = _Call(["bash", "-lc", tool.cmd])
+        calls[call_id] = _Call(build.shell_argv(tool.cmd))
         return [build.exec_begin(turn, call_id, calls[call_id].command)]
-    call = calls.get(call_id) or calls.setdefault(call_id, _Call(["bash", "-lc", ""]))
+    call = calls.get(call_id) or calls.setdefault(call_id, _Call(build.shell_argv("")))
     step = beat.step
     if isinstance(step, ExecEvent):
         if step.type in ("stdout", "stderr") and step.content:
