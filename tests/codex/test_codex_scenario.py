@@ -189,7 +189,7 @@ def test_edit_file_is_the_unified_diff_of_old_string_to_new_string(tmp_path: Pat
     path.write_text(
         "name: edit\ntimeline:\n"
         "  - editFile:\n"
-        "      path: src/calc.py\n"
+        "      path: /work/src/calc.py\n"
         '      old_string: "import math\\n\\ndef area(r):\\n    return 3.14 * r * r\\n"\n'
         '      new_string: "import math\\n\\ndef area(r):\\n    return math.pi * r ** 2\\n"\n'
         "      status: ok\n"
@@ -199,7 +199,7 @@ def test_edit_file_is_the_unified_diff_of_old_string_to_new_string(tmp_path: Pat
     end = next(e for e in result.events if e["type"] == "patch_apply_end")
     assert end["success"] is True
     assert end["changes"] == {
-        "src/calc.py": {
+        "/work/src/calc.py": {
             "type": "update",
             "unified_diff": "@@ -3,2 +3,2 @@\n def area(r):\n-    return 3.14 * r * r\n"
             "+    return math.pi * r ** 2\n",
