@@ -182,3 +182,27 @@ def test_bad_scenario_file_is_a_clean_error(tmp_path: Path) -> None:
     bad.write_text("name: x\ntimeline:\n  - llmResponse: 5\n")
     result = fake_codex("--scenario", str(bad), "x")
     assert result.code == 1 and f"{bad}:" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_edit_file_is_the_unified_diff_of_old_string_to_new_string(tmp_path: Path) -> None:
+    path = tmp_path / "edit.yaml"
+    path.write_text(
+        "name: edit\ntimeline:\n"
+        "  - editFile:\n"
+        "      path: /work/src/calc.py\n"
+        '      old_string: "import math\\n\\ndef area(r):\\n    return 3.14 * r * r\\n"\n'
+        '      new_string: "import math\\n\\ndef area(r):\\n    return math.pi * r ** 2\\n"\n'
+        "      status: ok\n"
+    )
+    result = fake_codex("--seed", "1", "--time-scale", "0", "--scenario", str(path), "x")
+    assert_valid_stream(result)
+    end = next(e for e in result.events if e["type"] == "patch_apply_end")
+    assert end["success"] is True
+    assert end["changes"] == {
+        "/work/src/calc.py": {
+            "type": "update",
+            "unified_diff": "@@ -3,2 +3,2 @@\n def area(r):\n-    return 3.14 * r * r\n"
+            "+    return math.pi * r ** 2\n",
+            "move_path": None,
+        }
+    }

@@ -2,10 +2,12 @@
 
 Imported only for ``--scenario`` (it pulls in the scenario loader: YAML, pydantic).
 Beats of the compiled timeline map to Codex events: ``think`` → reasoning,
-``assistant`` → message deltas, ``error`` → ``error``, an ``agentToolUse`` of
-``runCmd`` → exec begin, its ``toolExecution`` output → output deltas, its result →
-exec end with that output and exit code; ``agentEdits`` and ``writeFile``/``editFile``
-→ patch events; ``webSearch`` → web search events; any other tool → an MCP call;
+``assistant`` → message deltas, ``error`` → ``error``, a tool call whose record
+(:mod:`scenarist.scenario.tools`) is ``RunCmd`` → exec begin, its ``toolExecution``
+output → output deltas, its result → exec end with that output and exit code;
+``agentEdits``, ``WriteFile`` and ``EditFile`` → patch events (an edit as the unified diff
+of its old text to its new text); ``WebSearch`` → web search events; any other tool
+(``GenericTool`` or a tool declared later) → an MCP call with the format's arguments;
 ``agentPlan`` → ``plan_update``. The gaps between beats become pauses, scaled by
 ``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
 interactive run plays one turn per line it reads; a single prompt plays them all.
@@ -13,13 +15,26 @@ interactive run plays one turn per line it reads; a single prompt plays them all
 
 from __future__ import annotations
 
+import difflib
 import json
 from bisect import bisect_right
 
 from scenarist.codex import build
 from scenarist.codex.errors import UsageError
 from scenarist.codex.turn import Sleep
-from scenarist.scenario import AgentEdits, AgentPlan, AgentToolUse, ExecEvent, LlmError, TextStep
+from scenarist.scenario import (
+    AgentEdits,
+    AgentPlan,
+    AgentToolUse,
+    EditFile,
+    ExecEvent,
+    LlmError,
+    RunCmd,
+    TextStep,
+    WebSearch,
+    WriteFile,
+    tool_args,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,17 +135,17 @@ def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]
         ]
     if not isinstance(event, AgentToolUse) or kind == "progress":
         return []
-    if event.tool_name != "runCmd":
+    if not isinstance(event.tool, RunCmd):
         return _other_tool(turn, event) if kind == "toolResult" else []
-    return _run_cmd(beat, event, turn, calls)
+    return _run_cmd(beat, event, event.tool, turn, calls)
 
 
-def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+def _run_cmd(
+    beat: Beat, event: AgentToolUse, tool: RunCmd, turn: Turn, calls: dict[str, _Call]
+) -> list[Event]:
     call_id = event.tool_call_id
     if beat.kind == "agentToolUse":
-        args = event.args or {}
-        text = str(args.get("cmd") or args.get("command") or "")
-        calls[call_id] = _Call(build.shell_argv(text))
+        calls[call_id] = _Call(build.shell_argv(tool.cmd))
         return [build.exec_begin(turn, call_id, calls[call_id].command)]
     call = calls.get(call_id) or calls.setdefault(call_id, _Call(build.shell_argv("")))
     step = beat.step
@@ -166,28 +181,24 @@ def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call
 
 
 def _other_tool(turn: Turn, event: AgentToolUse) -> list[Event]:
-    args = dict(event.args or {})
-    name = event.tool_name
-    if name == "webSearch":
-        return build.web_search(turn, str(args.get("query") or args.get("q") or ""))
-    if name in ("writeFile", "editFile"):
-        path = str(args.get("path") or args.get("file_path") or "file")
-        if name == "writeFile":
-            change = build.file_change("add", content=_text(args.get("content", "")))
-        else:
-            change = build.file_change(
-                "update", diff=_diff(args.get("old_text"), args.get("new_text"))
-            )
-        return build.apply_patch(turn, {path: change}, success=event.status not in _FAILED)
-    failed = event.status in _FAILED
-    result = _text(event.result) if event.result is not None else f"{name} done"
+    success = event.status not in _FAILED
+    match event.tool:
+        case WebSearch(query=query):
+            return build.web_search(turn, query)
+        case WriteFile(path=path, content=content):
+            change = build.file_change("add", content=content)
+            return build.apply_patch(turn, {path: change}, success=success)
+        case EditFile(path=path, old_string=old, new_string=new):
+            change = build.file_change("update", diff=unified_diff(old, new))
+            return build.apply_patch(turn, {path: change}, success=success)
+    result = _text(event.result) if event.result is not None else f"{event.tool.name} done"
     return build.mcp_call(
         turn,
         "scenario",
-        name,
-        args,
-        result=None if failed else result,
-        error=result if failed else None,
+        event.tool.name,
+        tool_args(event.tool),
+        result=result if success else None,
+        error=None if success else result,
     )
 
 
@@ -195,18 +206,19 @@ def _edit_change(event: AgentEdits) -> dict[str, Any]:
     if event.old_text is None and event.new_text is not None:
         return build.file_change("add", content=event.new_text)
     if event.old_text is not None or event.new_text is not None:
-        return build.file_change("update", diff=_diff(event.old_text, event.new_text))
+        return build.file_change("update", diff=unified_diff(event.old_text, event.new_text))
     lines = ["-old line"] * event.lines_removed + ["+new line"] * event.lines_added
     header = f"@@ -1,{event.lines_removed} +1,{event.lines_added} @@"
     return build.file_change("update", diff="\n".join([header, *lines]) + "\n")
 
 
-def _diff(old: Any, new: Any) -> str:
-    """A minimal unified-diff hunk replacing ``old`` with ``new`` (no context lines)."""
-    old_lines = str(old or "").splitlines()
-    new_lines = str(new or "").splitlines()
-    body = [f"-{line}" for line in old_lines] + [f"+{line}" for line in new_lines]
-    return f"@@ -1,{len(old_lines)} +1,{len(new_lines)} @@\n" + "\n".join(body) + "\n"
+def unified_diff(old: str | None, new: str | None) -> str:
+    """The unified diff (hunks only, one line of context, as Codex writes ``unified_diff``)
+    that turns the text ``old`` into ``new``, line numbers counted from the start of ``old``."""
+    old_lines = [line + "\n" for line in (old or "").splitlines()]
+    new_lines = [line + "\n" for line in (new or "").splitlines()]
+    hunks = list(difflib.unified_diff(old_lines, new_lines, n=1))[2:]  # no ---/+++ header
+    return "".join(hunks)
 
 
 def _text(value: Any) -> str:

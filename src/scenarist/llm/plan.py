@@ -9,7 +9,7 @@ something a model is asked for), taken event by event in timeline order:
   beat's time measured from the turn's start (the timeline compiler has placed them), an
   ``error`` beat makes it an error turn;
 - ``agentToolUse`` (and the tool-specific events, which arrive as ``AgentToolUse`` with the
-  key as ``tool_name``) and ``agentEdits`` join the model turn before them; a tool use with no
+  tool's typed record) and ``agentEdits`` join the model turn before them; a tool use with no
   ``llmResponse`` before it in its segment gets a turn of its own with no text;
 - ``assert`` events are checked before the next model turn (those after the last turn are
   kept as ``final_checks``), as the typed :class:`~scenarist.scenario.model.Assert`.
@@ -161,7 +161,7 @@ def _action(event: AgentToolUse | AgentEdits) -> Action:
             old_text=event.old_text,
             new_text=event.new_text,
         )
-    return ToolAction(event.tool_name, dict(event.args))
+    return ToolAction.of(event.tool)
 
 
 def _freeze(segments: list[_Segment]) -> tuple[Segment, ...]:

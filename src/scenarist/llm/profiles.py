@@ -8,7 +8,12 @@ Three profiles (``--agent-type``):
   ``apply_patch`` custom tool (``*** Begin Patch`` grammar) for file writes and edits; when the
   request does not declare ``apply_patch`` (models other than gpt-5.x), edits become a shell
   here-document through ``exec_command``.
-- ``openai``: generic function calling: the scenario's tool name and arguments as written.
+- ``openai``: generic function calling: the scenario's tool name and arguments as the format
+  spells them.
+
+Each profile matches on the typed tool records of :mod:`scenarist.scenario.tools` (aliases
+were resolved by the loader); a tool it has no mapping for (``GenericTool``, or a tool
+declared later) passes through with its name and arguments.
 
 Every action becomes exactly one call (the position logic counts on it). Edits need the file's
 current text to produce a real, applicable edit; it is passed in as ``read_text`` so that these
@@ -26,7 +31,28 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scenarist.llm.conversation import Profile
-from scenarist.llm.script import Action, EditAction, ToolAction
+from scenarist.llm.script import Action, EditAction
+from scenarist.scenario.tools import (
+    BashOutput,
+    EditFile,
+    ExitPlanMode,
+    Find,
+    Grep,
+    KillShell,
+    ListDir,
+    NotebookEdit,
+    ReadFile,
+    RunCmd,
+    Sed,
+    SlashCommand,
+    Task,
+    TodoWrite,
+    Tool,
+    WebFetch,
+    WebSearch,
+    WriteFile,
+    tool_args,
+)
 
 ReadText = Callable[[str], str | None]  # absolute path → text, None when it does not exist
 
@@ -67,8 +93,9 @@ def _json(obj: Mapping[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def _pick(args: Mapping[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: args[k] for k in keys if k in args and args[k] is not None}
+def _given(**values: Any) -> dict[str, Any]:
+    """The optional arguments that are set (not None, not False)."""
+    return {k: v for k, v in values.items() if v is not None and v is not False}
 
 
 # --------------------------------------------------------------------------- edits
@@ -189,59 +216,50 @@ def _claude_edit(edit: Edit) -> Call:
 
 # --------------------------------------------------------------------------- Claude Code
 
-_CLAUDE_NAMES = {
-    "grep": "Grep",
-    "task": "Agent",
-    "webFetch": "WebFetch",
-    "webSearch": "WebSearch",
-    "todoWrite": "TodoWrite",
-    "notebookEdit": "NotebookEdit",
-    "exitPlanMode": "ExitPlanMode",
-    "bashOutput": "BashOutput",
-    "killShell": "KillShell",
-    "slashCommand": "SlashCommand",
+_CLAUDE_NAMES: dict[type[Any], str] = {
+    Task: "Agent",
+    WebFetch: "WebFetch",
+    WebSearch: "WebSearch",
+    TodoWrite: "TodoWrite",
+    NotebookEdit: "NotebookEdit",
+    ExitPlanMode: "ExitPlanMode",
+    BashOutput: "BashOutput",
+    KillShell: "KillShell",
+    SlashCommand: "SlashCommand",
 }
 
 
-def _claude(action: ToolAction, ctx: Context) -> Call:
-    tool, args = action.tool, action.args
-    if tool == "runCmd":
-        command = str(args.get("cmd", args.get("command", "")))
-        cwd = args.get("cwd")
-        if cwd not in (None, "", "."):
-            command = f"cd {shlex.quote(ctx.path(cwd))} && {command}"
-        out = {"command": command, **_pick(args, "timeout", "description", "run_in_background")}
-        return Call("Bash", _json(out))
-    if tool == "writeFile":
-        content = args.get("content", args.get("text", ""))
-        return Call("Write", _json({"file_path": ctx.path(args.get("path")), "content": content}))
-    if tool == "editFile":
-        out = {"file_path": ctx.path(args.get("path")), **_pick(args, "old_string", "new_string")}
-        out.update(_pick(args, "replace_all"))
-        return Call("Edit", _json(out))
-    if tool == "readFile":
-        out = {"file_path": ctx.path(args.get("path")), **_pick(args, "offset", "limit")}
-        return Call("Read", _json(out))
-    if tool == "listDir":
-        pattern = args.get("pattern") or ("**/*" if args.get("recursive") else "*")
-        return Call("Glob", _json({"pattern": pattern, "path": ctx.path(args.get("path"))}))
-    if tool == "find":
-        name = args.get("name", "*")
-        return Call("Glob", _json({"pattern": f"**/{name}", "path": ctx.path(args.get("path"))}))
-    if tool == "sed":
-        flag = "-i " if args.get("inplace") else ""
-        cmd = f"sed {flag}{shlex.quote(str(args.get('expression', '')))} "
-        return Call("Bash", _json({"command": cmd + shlex.quote(ctx.path(args.get("path")))}))
-    if tool == "grep":
-        out = dict(args)
-        if "path" in out:
-            out["path"] = ctx.path(out["path"])
-        return Call("Grep", _json(out))
-    if tool == "notebookEdit" and "notebook_path" in args:
-        return Call(
-            "NotebookEdit", _json({**args, "notebook_path": ctx.path(args["notebook_path"])})
-        )
-    return Call(_CLAUDE_NAMES.get(tool, tool), _json(args))
+def _claude(tool: Tool, ctx: Context) -> Call:
+    q = shlex.quote
+    match tool:
+        case RunCmd(cmd=cmd, cwd=cwd):
+            command = cmd if cwd in (None, "", ".") else f"cd {q(ctx.path(cwd))} && {cmd}"
+            out = {"command": command, **_given(timeout=tool.timeout, description=tool.description,
+                                                run_in_background=tool.run_in_background)}
+            return Call("Bash", _json(out))
+        case WriteFile(path=path, content=content):
+            return Call("Write", _json({"file_path": ctx.path(path), "content": content}))
+        case EditFile(path=path, old_string=old, new_string=new, replace_all=replace_all):
+            out = {"file_path": ctx.path(path), "old_string": old, "new_string": new,
+                   **_given(replace_all=replace_all)}
+            return Call("Edit", _json(out))
+        case ReadFile(path=path, offset=offset, limit=limit):
+            out = {"file_path": ctx.path(path), **_given(offset=offset, limit=limit)}
+            return Call("Read", _json(out))
+        case ListDir(path=path, recursive=recursive, pattern=pattern):
+            glob = pattern or ("**/*" if recursive else "*")
+            return Call("Glob", _json({"pattern": glob, "path": ctx.path(path)}))
+        case Find(path=path, name_pattern=name):
+            return Call("Glob", _json({"pattern": f"**/{name or '*'}", "path": ctx.path(path)}))
+        case Sed(expression=expression, path=path, inplace=inplace):
+            flag = "-i " if inplace else ""
+            return Call("Bash", _json({"command": f"sed {flag}{q(expression)} {q(ctx.path(path))}"}))
+        case Grep(path=path):
+            args = tool_args(tool)
+            return Call("Grep", _json(args if path is None else {**args, "path": ctx.path(path)}))
+        case NotebookEdit(notebook_path=notebook):
+            return Call("NotebookEdit", _json({**tool_args(tool), "notebook_path": ctx.path(notebook)}))
+    return Call(_CLAUDE_NAMES.get(type(tool), tool.name), _json(tool_args(tool)))
 
 
 # --------------------------------------------------------------------------- Codex
@@ -261,51 +279,44 @@ def _codex_edit(edit: Edit, display_path: str, ctx: Context) -> Call:
     return _shell(heredoc_command(edit.path, edit.after), ctx)
 
 
-def _codex(action: ToolAction, ctx: Context) -> Call:
-    tool, args = action.tool, action.args
+def _codex(tool: Tool, ctx: Context) -> Call:
     q = shlex.quote
-    if tool == "runCmd":
-        return _shell(str(args.get("cmd", args.get("command", ""))), ctx, args.get("cwd"))
-    if tool in ("writeFile", "editFile"):
-        path = ctx.path(args.get("path"))
-        before = ctx.read_text(path)
-        if tool == "writeFile":
-            after = str(args.get("content", args.get("text", "")))
-        else:
-            old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+    match tool:
+        case RunCmd(cmd=cmd, cwd=cwd):
+            return _shell(cmd, ctx, cwd)
+        case WriteFile(path=path, content=content):
+            absolute = ctx.path(path)
+            return _codex_edit(Edit(absolute, ctx.read_text(absolute), content), path, ctx)
+        case EditFile(path=path, old_string=old, new_string=new, replace_all=replace_all):
+            absolute = ctx.path(path)
+            before = ctx.read_text(absolute)
             base = before or ""
-            after = base.replace(old, new) if args.get("replace_all") else base.replace(old, new, 1)
-        return _codex_edit(Edit(path, before, after), str(args.get("path")), ctx)
-    if tool == "readFile":
-        path = q(ctx.path(args.get("path")))
-        offset, limit = args.get("offset"), args.get("limit")
-        if offset or limit:
-            first = int(offset or 1)
-            last = first + int(limit) - 1 if limit else "$"
-            return _shell(f"sed -n '{first},{last}p' {path}", ctx)
-        return _shell(f"cat {path}", ctx)
-    if tool == "grep":
-        cmd = "grep -rn"
-        if args.get("-i"):
-            cmd += "i"
-        if args.get("glob"):
-            cmd += f" --include={q(str(args['glob']))}"
-        cmd += f" -e {q(str(args.get('pattern', '')))} {q(ctx.path(args.get('path')))}"
-        return _shell(cmd, ctx)
-    if tool == "listDir":
-        path = q(ctx.path(args.get("path")))
-        return _shell(f"find {path}" if args.get("recursive") else f"ls -la {path}", ctx)
-    if tool == "find":
-        cmd = f"find {q(ctx.path(args.get('path')))} -name {q(str(args.get('name', '*')))}"
-        kind = args.get("type")
-        if kind in ("file", "dir"):
-            cmd += " -type " + ("f" if kind == "file" else "d")
-        return _shell(cmd, ctx)
-    if tool == "sed":
-        flag = "-i " if args.get("inplace") else ""
-        expr = q(str(args.get("expression", "")))
-        return _shell(f"sed {flag}{expr} {q(ctx.path(args.get('path')))}", ctx)
-    return Call(tool, _json(args))
+            after = base.replace(old, new) if replace_all else base.replace(old, new, 1)
+            return _codex_edit(Edit(absolute, before, after), path, ctx)
+        case ReadFile(path=path, offset=offset, limit=limit):
+            quoted = q(ctx.path(path))
+            if offset or limit:
+                first = offset or 1
+                last = first + limit - 1 if limit else "$"
+                return _shell(f"sed -n '{first},{last}p' {quoted}", ctx)
+            return _shell(f"cat {quoted}", ctx)
+        case Grep(pattern=pattern, path=path, glob=glob, case_insensitive=insensitive):
+            cmd = "grep -rn" + ("i" if insensitive else "")
+            if glob:
+                cmd += f" --include={q(glob)}"
+            return _shell(f"{cmd} -e {q(pattern)} {q(ctx.path(path))}", ctx)
+        case ListDir(path=path, recursive=recursive):
+            quoted = q(ctx.path(path))
+            return _shell(f"find {quoted}" if recursive else f"ls -la {quoted}", ctx)
+        case Find(path=path, name_pattern=name, type=kind):
+            cmd = f"find {q(ctx.path(path))} -name {q(name or '*')}"
+            if kind is not None:
+                cmd += " -type " + ("f" if kind == "file" else "d")
+            return _shell(cmd, ctx)
+        case Sed(expression=expression, path=path, inplace=inplace):
+            flag = "-i " if inplace else ""
+            return _shell(f"sed {flag}{q(expression)} {q(ctx.path(path))}", ctx)
+    return Call(tool.name, _json(tool_args(tool)))
 
 
 # --------------------------------------------------------------------------- entry point
@@ -333,10 +344,10 @@ def render_action(action: Action, ctx: Context) -> Call:
             ),
         )
     if ctx.profile == "claude":
-        return _claude(action, ctx)
+        return _claude(action.call, ctx)
     if ctx.profile == "codex":
-        return _codex(action, ctx)
-    return Call(action.tool, _json(action.args))
+        return _codex(action.call, ctx)
+    return Call(action.call.name, _json(tool_args(action.call)))
 
 
 def required_tools(calls: list[Call]) -> set[str]:

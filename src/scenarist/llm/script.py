@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scenarist.scenario.model import Assert
+from scenarist.scenario.tools import Tool, tool_args, tool_from_args
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +27,20 @@ class Timed:
 @dataclass(frozen=True, slots=True)
 class ToolAction:
     """A tool call in the scenario's own vocabulary: ``runCmd``, ``writeFile``, ... or any
-    ``agentToolUse`` tool name (then passed through as is)."""
+    ``agentToolUse`` tool name, with its arguments as the format spells them. ``call`` is its
+    typed record (:mod:`scenarist.scenario.tools`), which renderers match on."""
 
     tool: str
     args: Mapping[str, Any]
+    call: Tool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "call", tool_from_args(self.tool, self.args))
+
+    @classmethod
+    def of(cls, record: Tool) -> ToolAction:
+        """The action for a loaded tool record."""
+        return cls(record.name, tool_args(record))
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
         UserInput,
         content_text,
     )
+    from scenarist.scenario.tools import tool_args
 
     out: dict[str, Any] = {"at_ms": at_ms, "kind": beat.kind, "index": beat.index,
                            "live": beat.live}
@@ -96,10 +97,11 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
         if value is not None:
             out["text"] = value
     elif isinstance(event, AgentToolUse):
-        out["tool"] = event.tool_name
+        out["tool"] = event.tool.name
         out["tool_call_id"] = event.tool_call_id
         if beat.kind == "agentToolUse":
-            out["args"] = dict(event.args) if _jsonable(dict(event.args)) else str(event.args)
+            args = tool_args(event.tool)
+            out["args"] = args if _jsonable(args) else str(args)
         else:
             out["status"] = event.status
             if _jsonable(event.result):

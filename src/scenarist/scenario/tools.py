@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
@@ -114,50 +114,69 @@ class Arg:
 
     def convert(self, value: Any) -> Any:
         """``value`` (not None) as the field holds it, or :class:`ArgError`."""
-        kind = self.kind
         if self.choices:
             if value in self.choices:
                 return value
             raise ArgError("one of " + ", ".join(self.choices), repr(self.choices[0]))
-        if kind == "text":
-            if isinstance(value, str):
-                return value
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return str(value)  # a number where text is wanted: kept as written
-            raise ArgError("a string", "'text'")
-        if kind == "integer":
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-            raise ArgError("a whole number", "10")
-        if kind == "number":
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return value
-            raise ArgError("a number", "1.5")
-        if kind == "boolean":
-            if isinstance(value, bool):
-                return value
-            raise ArgError("true or false", "true")
-        if kind == "texts":
-            items = [value] if isinstance(value, str) else value
-            if isinstance(items, list) and all(isinstance(i, str) for i in items):
-                return tuple(items)
-            raise ArgError("a list of strings", "['a', 'b']")
-        if kind == "list":
-            if isinstance(value, list):
-                return tuple(value)
-            raise ArgError("a list ('- item' lines)", "[...]")
-        if kind == "mapping":
-            if isinstance(value, dict):
-                return value
-            raise ArgError("a mapping (indented 'key: value' lines)", "{...}")
-        return value
+        return _CONVERTERS[self.kind](value)
 
     def placeholder(self) -> Any:
         """A stand-in for a missing required value (the load fails; the record must exist)."""
         return {"text": "", "integer": 0, "number": 0, "boolean": False, "texts": (),
                 "list": (), "mapping": {}}.get(self.kind)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)  # a number where text is wanted: kept as written
+    raise ArgError("a string", "'text'")
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ArgError("a whole number", "10")
+
+
+def _number(value: Any) -> float | int:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    raise ArgError("a number", "1.5")
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ArgError("true or false", "true")
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, list) and all(isinstance(i, str) for i in items):
+        return tuple(items)
+    raise ArgError("a list of strings", "['a', 'b']")
+
+
+def _list(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, list):
+        return tuple(value)
+    raise ArgError("a list ('- item' lines)", "[...]")
+
+
+def _mapping(value: Any) -> dict[Any, Any]:
+    if isinstance(value, dict):
+        return value
+    raise ArgError("a mapping (indented 'key: value' lines)", "{...}")
+
+
+_CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
+    "text": _text, "integer": _integer, "number": _number, "boolean": _boolean,
+    "texts": _texts, "list": _list, "mapping": _mapping, "any": lambda value: value,
+}
 
 
 @dataclass(frozen=True, slots=True)
