@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +52,27 @@ def filled(name: str, tmp_path: Path, **values: str) -> Path:
 
 def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has died; a zombie waiting for its reaper counts as dead.
+
+    SIGKILL takes effect a moment after it is sent, so look a few times (up to 10 s)."""
+    for _ in range(200):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is alive now (not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled
+from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled, gone, running
 
 from scenarist.llm.process import stop_group
 from scenarist.scenario import load_scenario
@@ -228,16 +228,7 @@ def test_commands_time_out_with_their_group_and_see_a_scrubbed_environment(
     assert "killed after the 300 ms timeout" in result.stdout
     assert "sk-do-not-leak" not in result.stdout
     child = int((work / "child.pid").read_text())
-    assert not _running(child)  # the background child was killed with the command's group
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting for a reaper is not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
+    assert gone(child)  # the background child was killed with the command's group
 
 
 @pytest.mark.parametrize(
@@ -299,10 +290,10 @@ def test_stopping_the_agent_stops_every_tool_process(tmp_path: Path, signum: int
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.05)
         children = [int((work / f"{n}.pid").read_text()) for n in ("fg", "bg")]
-        assert all(_running(pid) for pid in children)
+        assert all(running(pid) for pid in children)
         os.killpg(proc.pid, signum)  # what a test executor does to the agent's group
         proc.communicate(timeout=60)
     finally:
         stop_group(proc)
     assert proc.returncode == 128 + signum
-    assert not any(_running(pid) for pid in children)
+    assert all(gone(pid) for pid in children)

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from agentkit import gone
 
 from scenarist.agent.compare import check_edit, check_tool, normalise
-from scenarist.agent.tools import Outcome, Tools, describe, describe_edit
+from scenarist.agent.tools import MAX_OUTPUT, Outcome, Tools, describe, describe_edit
 from scenarist.agent.workspace import Workspace
 from scenarist.scenario import AgentEdits, AgentToolUse, load_scenario_text
 
@@ -224,3 +225,20 @@ def test_compare_rules() -> None:
     assert check_tool(refused, result=None, status=None, compares_output=True)[0].what == (
         "refused: x is outside")
     assert check_tool(Outcome(True, "7"), result=7, status=None, compares_output=True) == ()
+
+
+def test_a_command_is_done_when_it_exits_even_if_a_child_keeps_its_output(
+        tools: Tools, tmp_path: Path) -> None:
+    # the child inherits stdout; waiting for the end of the output would wait 60 s
+    done = run(tools, "  - runCmd: {cmd: 'sleep 60 & echo $! > child; echo started', "
+                      "timeout: 30000}")
+    assert done.ok and not done.timed_out and done.output == "started\n"
+    child = int((tmp_path / "child").read_text())
+    assert gone(child)  # killed with the command's group
+
+
+
+def test_a_command_output_is_bounded(tools: Tools) -> None:
+    big = run(tools, "  - runCmd: {cmd: 'head -c 5000000 /dev/zero | tr \"\\\\0\" a'}")
+    assert big.ok and big.output.endswith(f"\n(output cut at {MAX_OUTPUT} bytes)")
+    assert len(big.output) < MAX_OUTPUT + 100

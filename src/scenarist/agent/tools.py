@@ -59,6 +59,7 @@ __all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_e
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
+MAX_OUTPUT = 4 * 1024 * 1024  # bytes of a command's output kept
 # tools whose ``result`` is their output (compared); for the others it is a description
 _OUTPUT_TOOLS = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
 _CLAUDE_NAMES = {
@@ -355,19 +356,25 @@ class Tools:
         env = scrubbed_env(ws.root, cwd)
         if tool.run_in_background:
             return self._start_background(tool.cmd, cwd, env)
-        proc = subprocess.Popen([_SHELL, "-c", tool.cmd], cwd=cwd, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        timed_out = False
-        try:
-            out, _ = proc.communicate(timeout=timeout_ms / 1000)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc)
-            out, _ = proc.communicate()
-        finally:
-            _kill_group(proc)  # nothing it started outlives it
-        text = out.decode("utf-8", "replace")
+        # Output goes to a file, not a pipe: the wait is for the command itself (a daemon
+        # it leaves holding the pipe cannot stall the agent) and memory stays bounded.
+        with tempfile.TemporaryFile() as sink:
+            proc = subprocess.Popen([_SHELL, "-c", tool.cmd], cwd=cwd, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=sink,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            timed_out = False
+            try:
+                proc.wait(timeout=timeout_ms / 1000)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                _kill_group(proc)  # nothing it started outlives it
+                proc.wait()
+            sink.seek(0)
+            out = sink.read(MAX_OUTPUT + 1)
+        text = out[:MAX_OUTPUT].decode("utf-8", "replace")
+        if len(out) > MAX_OUTPUT:
+            text += f"\n(output cut at {MAX_OUTPUT} bytes)"
         if timed_out:
             text += f"\n(killed after the {timeout_ms} ms timeout)"
             return Outcome(False, text, exit_code=proc.returncode, timed_out=True)
