@@ -16,6 +16,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -350,19 +351,18 @@ class MockModelServer:
         }
         self.journal.append(entry)
         request = ModelRequest(api, headers, raw, created=int(started))
-        result = self.answerer.answer(request, self._served_errors.__contains__)
-        entry.update(result.notes)
+        result = self.answerer.answer(request, self._served_errors.__contains__, entry)
         if isinstance(result, Rejection):
             if result.served_error is not None:
                 self._served_errors.add(result.served_error)
             return self._fail(entry, api, result)
         entry["status"] = 200
         encoded = result.encoded
-        schedule = Schedule(self.options.clock, speed=self.options.speed)
         if encoded.body is None:
+            schedule = Schedule(self.options.clock, speed=self.options.speed)
             return _PacedStream(encoded.batches, schedule, entry, self)
-        # a non-streamed answer arrives when the stream would have ended
-        await schedule.wait(encoded.end_ms)
+        if encoded.end_ms > 0:  # a non-streamed answer arrives when the stream would have ended
+            await Schedule(self.options.clock, speed=self.options.speed).wait(encoded.end_ms)
         return Response(encoded.body, media_type="application/json")
 
     # ------------------------------------------------------------------ errors
@@ -458,8 +458,11 @@ class _PacedStream(Response):
             # The schedule starts now, and what is due now goes out now (``pace`` does not
             # yield for a batch already due, so the first one is not a loop cycle late).
             self.schedule.start()
-            async for batch in pace(self.batches, self.schedule):
-                await send({"type": "http.response.body", "body": batch.data, "more_body": True})
+            async with aclosing(pace(self.batches, self.schedule)) as due:
+                async for batch in due:
+                    await send(
+                        {"type": "http.response.body", "body": batch.data, "more_body": True}
+                    )
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             self.entry["completed"] = True
         except asyncio.CancelledError:
