@@ -41,8 +41,9 @@ from scenarist.llm.answer import (
     encode_turn,
 )
 from scenarist.llm.checks import failures, run_check
-from scenarist.llm.conversation import Api, Conversation, RequestError
+from scenarist.llm.conversation import Api, Conversation
 from scenarist.llm.render import estimate_tokens
+from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Script
 from scenarist.llm.selection import SelectionError, Selector
 from scenarist.llm.workspace import Workspace
