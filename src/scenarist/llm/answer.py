@@ -46,7 +46,7 @@ from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
 from scenarist.llm.selection import Choice, SelectionError, Selector
-from scenarist.llm.workspace import Workspace, read_file
+from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import Api as WireApi
 from scenarist.wire import encode_body, encode_stream
 
@@ -117,6 +117,7 @@ class Rendering(NamedTuple):
     profile: Profile
     cwd: str | None  # the agent's working directory (reported, else --workspace)
     tools: frozenset[str]  # tool names the request declares
+    workspace: Path | None  # --workspace: with the reported cwd, where edits are fenced in
     conv: Conversation
     input_tokens: int
     created: int
@@ -126,8 +127,11 @@ class Rendering(NamedTuple):
         return any(_reads_files(a) for a in self.turn.actions)
 
     def context(self) -> Context:
-        """What rendering needs from the request (the only reader of files is ``read_file``)."""
-        return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file)
+        """What rendering needs from the request (files are read through ``read_file`` only,
+        and only inside the agent's workspace)."""
+        root = Workspace.of_agent(self.workspace, self.conv.cwd).root
+        return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
+                       confine=lambda path: confine(root, path))
 
     def key(self) -> tuple[Any, ...]:
         """The memo key: every input that reaches :func:`encode_turn`."""
@@ -242,7 +246,8 @@ class Answerer:
                 scripted_error(script, turn, key, notes)
             tools = conv.tool_names
             cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
-            encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools, conv,
+            encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools,
+                                            self.workspace, conv,
                                             estimate_tokens(len(request.raw)), request.created))
             notes["calls"] = list(encoded.calls)
             if self.strict:
@@ -250,6 +255,8 @@ class Answerer:
             return Answer(encoded, notes)
         except _Rejected as exc:
             return exc.rejection(notes)
+        except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
+            return Rejection(403, f"scenarist: {exc}", notes=notes)
 
     def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
@@ -295,6 +302,8 @@ class Answerer:
             return self.encode(rendering)
         except EditError as exc:
             raise _Rejected(409, f"scenarist: {exc}") from None
+        except OSError as exc:  # a target that is no regular file, or too large to read
+            raise _Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
 
 
 def read(request: ModelRequest, notes: Notes) -> Conversation:
