@@ -15,6 +15,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -375,20 +376,21 @@ class MockModelServer:
         served = self._served_errors.__contains__
         if len(raw) > OFF_LOOP_BYTES:  # parsing it would hold every other client up
             result = await asyncio.to_thread(self.answerer.answer, request, served)
-        else:
-            result = self.answerer.answer(request, served)
-        entry.update(result.notes)
+            entry.update(result.notes)  # here, on the loop's thread, not in the worker
+        else:  # the entry collects the notes itself (a copy less per request)
+            result = self.answerer.answer(request, served, entry)
         if isinstance(result, Rejection):
             if result.served_error is not None:
                 self._served_errors.add(result.served_error)
             return self._fail(entry, api, result)
         entry["status"] = 200
         encoded = result.encoded
-        schedule = Schedule(self.options.clock, speed=self.options.speed)
         if encoded.body is None:
+            schedule = Schedule(self.options.clock, speed=self.options.speed)
             return _PacedStream(encoded.batches, schedule, entry, self)  # it settles the entry
         try:  # a non-streamed answer arrives when the stream would have ended
-            await schedule.wait(encoded.end_ms)
+            if encoded.end_ms > 0:
+                await Schedule(self.options.clock, speed=self.options.speed).wait(encoded.end_ms)
         finally:
             self.journal.settle(entry)
         return Response(encoded.body, media_type="application/json")
@@ -487,8 +489,11 @@ class _PacedStream(Response):
             # The schedule starts now, and what is due now goes out now (``pace`` does not
             # yield for a batch already due, so the first one is not a loop cycle late).
             self.schedule.start()
-            async for batch in pace(self.batches, self.schedule):
-                await send({"type": "http.response.body", "body": batch.data, "more_body": True})
+            async with aclosing(pace(self.batches, self.schedule)) as due:
+                async for batch in due:
+                    await send(
+                        {"type": "http.response.body", "body": batch.data, "more_body": True}
+                    )
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             self.entry["completed"] = True
         except asyncio.CancelledError:

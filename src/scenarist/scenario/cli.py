@@ -153,7 +153,7 @@ def timeline_main(argv: Sequence[str]) -> int:
     def body(args: argparse.Namespace) -> int:
         import json
 
-        from scenarist.play.schedule import clamp_speed
+        from scenarist.play.pacing import clamp_speed, schedule_ms
         from scenarist.scenario.errors import ScenarioError
         from scenarist.scenario.load import load_scenario
         from scenarist.scenario.timeline import compile_timeline
@@ -172,12 +172,15 @@ def timeline_main(argv: Sequence[str]) -> int:
         for issue in scenario.warnings:
             print(issue, file=sys.stderr)
         timeline = compile_timeline(scenario)
-        rows = [beat_json(b, round(b.at_ms * speed)) for b in timeline.beats]
+        def played(at_ms: int) -> int:  # where the player puts it, from a start at 0
+            return round(schedule_ms(at_ms, t0_ms=0.0, speed=speed))
+
+        rows = [beat_json(b, played(b.at_ms)) for b in timeline.beats]
         if args.json:
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=1, default=str)
             sys.stdout.write("\n")
             return 0
-        print(f"{scenario.name}: {len(rows)} beats, {round(timeline.duration_ms * speed)} ms"
+        print(f"{scenario.name}: {len(rows)} beats, {played(timeline.duration_ms)} ms"
               + (f" (speed {speed:g})" if speed != 1.0 else ""))
         print(f"{'at_ms':>9}  {'#':>4}  {'phase':<5}  {'kind':<22}  what")
         for row in rows:
