@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from scenario_testutil import load
+from scenario_testutil import errors, load
 
 from scenarist.scenario import ScenarioError, load_scenario
 from scenarist.scenario.source import MAX_ALIAS_NODES, MAX_DEPTH, parse_yaml
@@ -108,3 +108,81 @@ def test_every_command_that_loads_refuses_with_the_location(command: str, name: 
     assert done.returncode in (1, 2), (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stderr
     assert (f"{path}:" in done.stderr and "more than" in done.stderr) or "cycle" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["content-type-list.yaml", "content-type-map.yaml"])
+def test_a_content_type_that_is_a_list_or_mapping_is_a_located_error(name: str) -> None:
+    got = only_error(HOSTILE / name)
+    assert "content block type" in got and "is not one of text, image" in got
+
+
+@pytest.mark.parametrize("value", ["[a]", "{a: 1}", "[[1]]"])
+def test_choices_refuse_lists_and_mappings(value: str) -> None:
+    issue = errors(f"name: t\nserver: {{mode: {value}}}\ntimeline: []\n")[0]
+    assert issue.path == "server.mode" and "must be one of none, mock, real" in issue.message
+
+
+def test_media_outside_the_folder_is_refused_without_telling_what_exists_there() -> None:
+    got = only_error(HOSTILE / "media-outside.yaml")
+    assert got == "6:60: audio file '/etc/passwd' is outside the scenario's folder"
+    text = (HOSTILE / "media-outside.yaml").read_text()
+    missing = text.replace("/etc/passwd", "/etc/no-such-file-here")
+    with pytest.raises(ScenarioError) as info:
+        load(missing, path=HOSTILE / "m.yaml")
+    assert [e.message for e in info.value.errors] == [
+        "audio file '/etc/no-such-file-here' is outside the scenario's folder"]
+
+
+def test_patch_outside_the_folder_is_refused_without_telling_what_exists_there() -> None:
+    got = only_error(HOSTILE / "patch-outside.yaml")
+    assert got == "4:5: patch file '../../../../../../../../etc/passwd' is outside the scenario's folder"
+    with pytest.raises(ScenarioError) as info:
+        load("name: p\ntimeline:\n  - userEdits: {patch: ../no-such.patch}\n",
+             path=HOSTILE / "p.yaml")
+    assert [e.message for e in info.value.errors] == [
+        "patch file '../no-such.patch' is outside the scenario's folder"]
+
+
+def test_a_symlink_inside_the_folder_that_leads_outside_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.wav"
+    outside.write_bytes(b"RIFF\0\0\0\0WAVEfmt ")
+    folder = tmp_path / "scenario"
+    folder.mkdir()
+    (folder / "note.wav").symlink_to(outside)
+    (folder / "dir").symlink_to(tmp_path)
+    text = ("name: s\nrepo: {dir: DIR}\ntimeline:\n  - llmResponse:\n      - assistant:\n"
+            "          - [1, {type: audio, mimeType: audio/wav, path: note.wav}]\n")
+    with pytest.raises(ScenarioError) as info:
+        load(text.replace("DIR", "dir"), path=folder / "s.yaml")
+    assert sorted(e.message for e in info.value.errors) == [
+        "audio file 'note.wav' is outside the scenario's folder",
+        "repo.dir 'dir' is outside the scenario's folder"]
+    allowed = load(text.replace("DIR", "dir"), path=folder / "s.yaml", allow_outside_paths=True)
+    assert allowed.repo is not None and allowed.repo.dir_path == tmp_path
+
+
+def test_outside_paths_are_allowed_by_the_option_and_the_flag(tmp_path: Path) -> None:
+    patch = tmp_path / "fix.patch"
+    patch.write_text("--- a/x\n+++ b/x\n")
+    folder = tmp_path / "s"
+    folder.mkdir()
+    path = folder / "s.yaml"
+    path.write_text("name: p\ntimeline:\n  - userEdits: {patch: ../fix.patch}\n")
+    assert load_scenario(path, allow_outside_paths=True).timeline[0].patch_path == patch
+    for command in ("validate", "timeline"):
+        refused = subprocess.run([*COMMANDS[command], str(path)], capture_output=True, text=True,
+                                 timeout=60, check=False)
+        assert refused.returncode == 1 and "outside the scenario's folder" in refused.stderr
+        allowed = subprocess.run([*COMMANDS[command], str(path), "--allow-outside-paths"],
+                                 capture_output=True, text=True, timeout=60, check=False)
+        assert allowed.returncode == 0, allowed.stderr
+
+
+@pytest.mark.parametrize("rel", ["a\0b.png", "loop.png"])
+def test_unusable_media_paths_are_located_errors(rel: str, tmp_path: Path) -> None:
+    (tmp_path / "loop.png").symlink_to(tmp_path / "loop.png")
+    text = ("name: s\ntimeline:\n  - llmResponse:\n      - assistant:\n"
+            f"          - [1, {{type: image, mimeType: image/png, path: \"{rel}\"}}]\n")
+    with pytest.raises(ScenarioError) as info:
+        load(text.replace("\0", "\\0"), path=tmp_path / "s.yaml")
+    assert [e.message for e in info.value.errors] == [f"image file {rel!r} is not a usable path"]

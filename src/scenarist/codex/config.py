@@ -10,6 +10,7 @@ then individual flags. The JSON keys follow the original fake agent's config
 from __future__ import annotations
 
 import json
+import math
 
 from scenarist.codex.commands import DEFAULT_PREFIXES
 from scenarist.codex.encode import FORMATS
@@ -125,8 +126,10 @@ def _int(value: Any, lo: int = 0) -> int:
 
 
 def _scale(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ValueError(f"must be a number >= 0, got {json.dumps(value)}")
+    """A time scale: finite and >= 0 (0: no pauses), the speed rule of the other commands
+    plus the zero that only a fake CLI wants."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise ValueError(f"must be a finite number >= 0 (0 = no pauses), got {value!r}")
     return float(value)
 
 
