@@ -186,3 +186,24 @@ def test_unusable_media_paths_are_located_errors(rel: str, tmp_path: Path) -> No
     with pytest.raises(ScenarioError) as info:
         load(text.replace("\0", "\\0"), path=tmp_path / "s.yaml")
     assert [e.message for e in info.value.errors] == [f"image file {rel!r} is not a usable path"]
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "fifo"])
+def test_only_regular_files_are_read(path: str, tmp_path: Path) -> None:
+    import os
+
+    if path == "fifo":
+        path = str(tmp_path / "s.yaml")
+        os.mkfifo(path)  # opening it to read would block until a writer came
+    with pytest.raises(ScenarioError, match="not a regular file"):
+        load_scenario(path)
+
+
+def test_files_past_the_size_limit_are_refused_unread(tmp_path: Path) -> None:
+    from scenarist.scenario.load import MAX_FILE_BYTES
+
+    path = tmp_path / "big.yaml"
+    with path.open("wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used
+    with pytest.raises(ScenarioError, match="larger than 16 MiB"):
+        load_scenario(path)

@@ -8,6 +8,7 @@ reported as an issue too, so callers can rely on the one exception type).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -28,7 +29,11 @@ from scenarist.scenario.sections import (
 from scenarist.scenario.source import MISSING, parse_yaml
 from scenarist.scenario.timeline import build_timeline
 
-__all__ = ["effective_initial_prompt", "load_scenario", "load_scenario_text", "load_scenarios"]
+__all__ = ["MAX_FILE_BYTES", "effective_initial_prompt", "load_scenario", "load_scenario_text",
+           "load_scenarios"]
+
+#: Largest scenario file the loader reads (16 MiB); see docs/limits.md.
+MAX_FILE_BYTES = 16 * 2**20
 
 _EMPTY: Mapping[str, bool | int | str] = {}
 _LEGACY_TOP = {
@@ -162,9 +167,19 @@ def load_scenario_text(text: str, *, path: str | Path = "<string>",
 
 
 def _read(path: Path) -> str:
+    """The file's text: a regular file of at most :data:`MAX_FILE_BYTES` (a FIFO or a device
+    such as /dev/zero would block or never end), opened without blocking."""
     file = str(path)
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise ScenarioError([Issue(file, 1, 1, "", "not a regular file",
+                                           "pass a scenario file (.yaml)")])
+            raw = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ScenarioError([Issue(file, 1, 1, "", "no such file", "check the path")]) from None
     except IsADirectoryError:
@@ -173,6 +188,10 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise ScenarioError([Issue(file, 1, 1, "", f"cannot read the file: {exc.strerror}",
                                    "check permissions")]) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError([Issue(file, 1, 1, "", f"the file is larger than "
+                                   f"{MAX_FILE_BYTES // 2**20} MiB, the most a scenario may be",
+                                   "split it, or move media into files next to it")])
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
