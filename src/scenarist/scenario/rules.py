@@ -248,7 +248,7 @@ class _Resolver:
             items: list[Any] = []
             item_origins: list[tuple[Any, Any]] = []
             for _rule, cfg, i in chosen:
-                resolved = self.sequence(cfg, f"{path}[{i}].config")  # type: ignore[arg-type]
+                resolved = self.value(cfg, f"{path}[{i}].config")  # once per shared config
                 for j, item in enumerate(resolved):
                     items.append(item)
                     item_origins.append((resolved, j))
@@ -257,7 +257,7 @@ class _Resolver:
             merged: dict[Any, Any] = {}
             key_origins: dict[Any, tuple[Any, Any]] = {}
             for _rule, cfg, i in chosen:
-                resolved_map = self.mapping(cfg, f"{path}[{i}].config")  # type: ignore[arg-type]
+                resolved_map = self.value(cfg, f"{path}[{i}].config")
                 if not isinstance(resolved_map, dict):
                     continue
                 for k, v in resolved_map.items():
