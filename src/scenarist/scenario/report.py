@@ -88,8 +88,8 @@ class Report:
             return None
         if not (resolved.is_dir() if folder else resolved.is_file()):
             self.error(holder, key, where,
-                       f"{what} {rel!r} is not a {'folder' if folder else 'file'} "
-                       f"(looked at {resolved})",
+                       f"{what} {rel!r} " + ("is not a folder" if folder else "not found")
+                       + f" (looked at {resolved})",
                        "paths are relative to the scenario file's folder; fix the path or add "
                        "the " + ("folder" if folder else "file"))
             return None
