@@ -72,3 +72,12 @@ def test_file_tools_stay_inside_the_workspace(tmp_path: Path) -> None:
     assert run_tool("Edit", {"file_path": "a.txt", "old_string": "two", "new_string": "3"},
                     tmp_path) == ("old_string not found in a.txt", True)
     assert run_tool("Bash", {"command": "cat a.txt; exit 3"}, tmp_path) == ("one\n", True)
+
+
+@pytest.mark.parametrize("speed", ["0", "-1", "nan"])
+def test_a_speed_that_is_not_above_zero_is_a_usage_error(
+        speed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from scenarist.demo import main
+
+    assert main([f"--speed={speed}"]) == 2
+    assert "--speed must be a number above 0" in capsys.readouterr().err

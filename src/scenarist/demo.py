@@ -72,6 +72,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(list(argv))
+    from scenarist.scenario.cli_parser import speed_problem
+
+    problem = speed_problem("--speed", args.speed)
+    if problem is not None:
+        print(f"scenarist demo: {problem}", file=sys.stderr)
+        return 2
     scenario = args.scenario or examples_dir() / DEFAULT_SCENARIO
     if not scenario.is_file():
         print(f"scenarist demo: no scenario file at {scenario}", file=sys.stderr)

@@ -65,7 +65,9 @@ def test_port_in_use_and_usage_errors() -> None:
     [
         (["--port", "70000"], "--port must be 0-65535"),
         (["--port", "-1"], "--port must be 0-65535"),
-        (["--scenario-speed", "-1"], "--scenario-speed must be >= 0"),
+        (["--scenario-speed", "-1"], "--scenario-speed must be a number above 0"),
+        (["--scenario-speed", "0"], "--scenario-speed must be a number above 0"),
+        (["--scenario-speed", "nan"], "--scenario-speed must be a number above 0"),
         (["--body-limit", "0"], "--body-limit must be a positive number"),
         (["--spin-ms", "-1"], "--spin-ms must be >= 0"),
         (["--workspace", "/nonexistent/scenarist-ws"], "no such directory"),

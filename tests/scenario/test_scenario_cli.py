@@ -61,6 +61,7 @@ def test_validate_defines_select_rules(tmp_path: Path, monkeypatch: pytest.Monke
     assert validate_main([str(path), "--scenario-define", "broken=false"]) == 1  # defined
     monkeypatch.setenv("AH_SCENARIO_DEFINES", "broken=1")
     assert validate_main([str(path)]) == 1
+    assert validate_main([str(path), "--define", "other"]) == 0  # flags replace the variable
 
 
 def test_timeline_json_is_ordered_beats(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,9 +82,14 @@ def test_timeline_speed_scales_and_clamps(capsys: pytest.CaptureFixture[str]) ->
 
     normal = times()
     assert times("--speed", "0.5") == [round(t * 0.5) for t in normal]
-    assert times("--speed", "0") == [round(t * 0.01) for t in normal]
-    assert times("--speed", "-3") == [round(t * 0.01) for t in normal]
-    assert timeline_main([path, "--speed", "nan"]) == 2
+    assert times("--speed", "0.001") == [round(t * 0.01) for t in normal]
+
+
+@pytest.mark.parametrize("speed", ["0", "-3", "-1", "nan", "inf", "-inf"])
+def test_a_speed_that_is_not_above_zero_is_a_usage_error(
+        speed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert timeline_main([str(EXAMPLES / "hello-codex.yaml"), f"--speed={speed}"]) == 2
+    assert "--speed must be a number above 0" in capsys.readouterr().err
 
 
 def test_timeline_table_and_invalid_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,9 +14,10 @@ def test_defines_typed_bool_int_string() -> None:
     assert type(got["n"]) is int and got["flag"] is False
 
 
-def test_cli_overrides_env_and_last_duplicate_wins() -> None:
-    got = parse_defines(["n=5", "a=1", "a=2"], env="n=3,FLAG=true,N=7,m=1,m=2")
-    assert got == {"n": 5, "FLAG": True, "N": 7, "m": 2, "a": 2}
+def test_env_is_a_fallback_never_merged_with_flags_and_last_duplicate_wins() -> None:
+    assert parse_defines(["n=5", "a=1", "a=2"], env="n=3,FLAG=true") == {"n": 5, "a": 2}
+    assert parse_defines([], env="n=3,FLAG=true,N=7,m=1,m=2") == {"n": 3, "FLAG": True,
+                                                                 "N": 7, "m": 2}
 
 
 def test_env_is_read_by_default(monkeypatch: pytest.MonkeyPatch) -> None:

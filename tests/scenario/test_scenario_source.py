@@ -111,9 +111,16 @@ def test_pure_python_composer_gives_the_same_data_and_marks() -> None:
     assert bad.issues and "YAML syntax error" in bad.issues[0].message
 
 
-def test_alias_bombs_stay_cheap() -> None:
+def test_aliases_share_one_value_and_rules_resolve_it_once() -> None:
+    lines = ["name: shared", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 4)]
+    lines += ["rules: [{default: true, config: {tags: [t]}}]", "timeline: []"]
+    s = load("\n".join(lines) + "\n")  # 12,330 nodes added by aliases: under the limit
+    assert s.tags == ("t",)
+
+
+def test_alias_bombs_are_refused_before_anything_walks_them() -> None:
     lines = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
-    lines += ["rules: [{default: true, config: {tags: [t]}}]", "timeline: []"]
-    s = load("\n".join(lines) + "\n")  # 10**9 leaves if expanded; shared here
-    assert s.tags == ("t",)
+    issue = errors("\n".join(lines) + "\ntimeline: []\n")[0]  # 10**9 leaves if expanded
+    assert "more than 100,000 nodes" in issue.message and "*a3 adds 11,111 (&a3 at line 5, col 5)" in issue.message

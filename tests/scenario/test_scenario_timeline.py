@@ -83,6 +83,21 @@ def test_base_time_delta_must_cover_concurrent_activity() -> None:
     assert beats("- userInputs: [[500, a]]\n- baseTimeDelta: 500\n- log: x\n")[-1] == (500, "log")
 
 
+def test_timing_errors_name_items_as_written_not_flattened_positions() -> None:
+    text = timeline("""
+        - agentActions: [{log: a}, {log: b}, {log: c}]
+        - userActions:
+            - userInputs: [[5000, hi]]
+            - baseTimeDelta: 100
+            - userInputs: [[50, hi]]
+        """)
+    cover = one_error(text, "still scheduled at 5000")
+    assert "but timeline[1].userActions[0].userInputs (line 6, col 9) is still" in cover.message
+    early = one_error(text, "earlier than the timeline position")
+    assert "set by timeline[1].userActions[1].baseTimeDelta (line 7, col 9)" in early.message
+    assert "timeline[4]" not in cover.message + early.message  # the flattened index
+
+
 def test_session_start_partitions_history_and_live() -> None:
     s = load(timeline("""
         - userInputs: [[0, old]]

@@ -60,6 +60,11 @@ def parser() -> argparse.ArgumentParser:
         help="rule symbol (repeatable; else $AH_SCENARIO_DEFINES)",
     )
     p.add_argument(
+        "--allow-outside-paths",
+        action="store_true",
+        help="let scenario media, patches and repo.dir name files outside the scenario's folder",
+    )
+    p.add_argument(
         "--agent-type",
         choices=("auto", "claude", "codex", "openai"),
         default="auto",
@@ -104,10 +109,11 @@ def parser() -> argparse.ArgumentParser:
 def argument_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the parsed flags (a usage error, exit 2), or None. Checked before
     anything is loaded or bound, so a bad value never surfaces as a traceback later on."""
-    if args.scenario_speed < 0:
-        return (
-            f"--scenario-speed must be >= 0 (0.1 = ten times faster), got {args.scenario_speed:g}"
-        )
+    from scenarist.scenario.cli_parser import speed_problem
+
+    speed = speed_problem("--scenario-speed", args.scenario_speed)
+    if speed is not None:
+        return speed
     if not 0 <= args.port <= 65535:
         return f"--port must be 0-65535 (0 = any free port), got {args.port}"
     if args.body_limit < 1:
@@ -119,13 +125,20 @@ def argument_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def load_scripts(paths: Sequence[str], defines: Sequence[str]) -> list[Script]:
+def load_scripts(
+    paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False
+) -> list[Script]:
     """Load, validate and plan every scenario; raises ``ScenarioError`` with locations."""
     from scenarist.llm.plan import build_script
     from scenarist.scenario import load_scenarios, parse_defines
 
     symbols = parse_defines(list(defines))
-    scenarios = load_scenarios([Path(p) for p in paths], defines=symbols, strict=False)
+    scenarios = load_scenarios(
+        [Path(p) for p in paths],
+        defines=symbols,
+        strict=False,
+        allow_outside_paths=allow_outside_paths,
+    )
     return [build_script(s) for s in scenarios]
 
 
@@ -149,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from scenarist.scenario.errors import ScenarioError
 
     try:
-        scripts = load_scripts(args.scenario, args.scenario_define)
+        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths)
     except ScenarioError as exc:
         print(f"scenarist llm: {exc}", file=sys.stderr)
         return 1

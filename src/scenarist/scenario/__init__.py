@@ -2,10 +2,12 @@
 
 Public API (stable; see ``docs/scenario-api.md``)::
 
-    load_scenario(path, *, defines=None, strict=False) -> Scenario
-    load_scenario_text(text, *, path="<string>", defines=None, strict=False) -> Scenario
-    load_scenarios(paths, *, defines=None, strict=False) -> list[Scenario]
-    parse_defines(cli, env=$AH_SCENARIO_DEFINES) -> dict[str, bool | int | str]
+    load_scenario(path, *, defines=None, strict=False, allow_outside_paths=False) -> Scenario
+    load_scenario_text(text, *, path="<string>", defines=None, strict=False,
+                       allow_outside_paths=False) -> Scenario
+    load_scenarios(paths, *, defines=None, strict=False, allow_outside_paths=False)
+        -> list[Scenario]
+    parse_defines(cli, env=$AH_SCENARIO_DEFINES) -> dict[str, bool | int | str]  # env if no cli
     compile_timeline(scenario) -> Timeline
 
 Tool calls carry a typed record of the tool vocabulary (``AgentToolUse.tool``: ``RunCmd``,

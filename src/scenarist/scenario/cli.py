@@ -14,9 +14,11 @@ from typing import Any
 from scenarist.scenario.cli_parser import (
     Parser,
     add_defines,
+    add_outside_paths,
     define_symbols,
     run,
     scenario_paths,
+    speed_problem,
 )
 from scenarist.scenario.select_cli import select_main
 
@@ -28,6 +30,7 @@ def validate_main(argv: Sequence[str]) -> int:
     parser = Parser(prog="scenarist validate", description="Check scenario files.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
     add_defines(parser)
+    add_outside_paths(parser)
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
 
@@ -40,7 +43,8 @@ def validate_main(argv: Sequence[str]) -> int:
         bad = 0
         for path in files:
             try:
-                scenario = load_scenario(path, defines=symbols, strict=args.strict)
+                scenario = load_scenario(path, defines=symbols, strict=args.strict,
+                                         allow_outside_paths=args.allow_outside_paths)
             except ScenarioError as exc:
                 bad += 1
                 for issue in exc.issues:
@@ -146,8 +150,9 @@ def timeline_main(argv: Sequence[str]) -> int:
     parser.add_argument("path", metavar="FILE", help="a scenario file")
     parser.add_argument("--json", action="store_true", help="a JSON array of beats")
     parser.add_argument("--speed", type=float, default=1.0, metavar="F",
-                        help="scale times by F (clamped to >= 0.01; < 1 is faster)")
+                        help="scale times by F (> 0; raised to at least 0.01; < 1 is faster)")
     add_defines(parser)
+    add_outside_paths(parser)
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def body(args: argparse.Namespace) -> int:
@@ -158,13 +163,14 @@ def timeline_main(argv: Sequence[str]) -> int:
         from scenarist.scenario.load import load_scenario
         from scenarist.scenario.timeline import compile_timeline
 
-        try:
-            speed = clamp_speed(args.speed)  # the player's rule, so the table shows what plays
-        except ValueError as exc:
-            parser.error(f"--{exc}")
+        problem = speed_problem("--speed", args.speed)
+        if problem is not None:
+            parser.error(problem)
+        speed = clamp_speed(args.speed)  # the player's rule, so the table shows what plays
         symbols = define_symbols(parser, args)
         try:
-            scenario = load_scenario(args.path, defines=symbols, strict=args.strict)
+            scenario = load_scenario(args.path, defines=symbols, strict=args.strict,
+                                     allow_outside_paths=args.allow_outside_paths)
         except ScenarioError as exc:
             for issue in exc.issues:
                 print(issue, file=sys.stderr)

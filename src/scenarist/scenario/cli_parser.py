@@ -1,6 +1,8 @@
 """What the scenario commands (``validate``, ``timeline``, ``schema``, ``select``) share on
 the command line: an argparse parser whose usage errors are exit 2 (not ``SystemExit``
-mid-way), the ``--define`` option, and the check that the paths given hold scenario files.
+mid-way), the ``--define`` and ``--allow-outside-paths`` options, the one rule for a speed
+factor (shared with ``scenarist llm`` and ``scenarist demo``), and the check that the paths
+given hold scenario files.
 
 Kept apart from the commands so each command module imports it at the top, with no cycle.
 """
@@ -14,7 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["Parser", "UsageError", "add_defines", "define_symbols", "run", "scenario_paths"]
+__all__ = ["Parser", "UsageError", "add_defines", "add_outside_paths", "define_symbols", "run",
+           "scenario_paths", "speed_problem"]
 
 
 class UsageError(Exception):
@@ -61,7 +64,25 @@ class Parser(argparse.ArgumentParser):
 def add_defines(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--define", "--scenario-define", dest="define", action="append", default=[],
                         metavar="KEY[=VAL]",
-                        help="a rule symbol (repeatable; bare KEY = true; overrides $AH_SCENARIO_DEFINES)")
+                        help="a rule symbol (repeatable; bare KEY = true); without any, "
+                        "$AH_SCENARIO_DEFINES is read")
+
+
+def add_outside_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-outside-paths", action="store_true",
+                        help="let media, patches and repo.dir name files outside the scenario's "
+                        "folder (refused by default)")
+
+
+def speed_problem(flag: str, speed: float) -> str | None:
+    """Why ``speed`` is not a valid speed factor for ``flag`` (a usage error), or None.
+
+    One rule for every command that plays a scenario: a finite number above 0 (values under
+    the player's minimum, 0.01, are raised to it, as the spec says)."""
+    if speed > 0 and speed != float("inf"):  # False for NaN too
+        return None
+    return (f"{flag} must be a number above 0 (0.1 = ten times faster, 0.01 = the fastest), "
+            f"got {speed:g}")
 
 
 def run(parser: Parser, argv: Sequence[str], body: Callable[[argparse.Namespace], int]) -> int:

@@ -1,8 +1,9 @@
 """Content blocks (text, image, audio, resource, resource_link, diff, plan) and annotations.
 
 Media is checked at load time, not when a front end first sends it: a ``path`` is
-resolved against the scenario file's folder and must exist, ``data`` must be valid
-base64 whose first bytes match the declared MIME type.
+resolved against the scenario file's folder, must stay inside it (unless the loader is told
+otherwise) and must exist; ``data`` must be valid base64 whose first bytes match the
+declared MIME type.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def parse_content(report: Report, holder: Any, key: Any, path: str) -> ContentBl
             report.source.adopt_keys(value, {k: (original, k) for k in original}
                                      | {name: (original, alias)})
     kind = value.get("type")
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:
         report.error(value, "type" if "type" in value else MISSING, join(cpath, "type"),
                      f"content block type {kind!r} is not one of {', '.join(CONTENT_TYPES)}"
                      if kind is not None else "a content block needs a 'type'",
@@ -216,15 +217,16 @@ def _media(report: Report, value: dict[str, Any], cpath: str, kind: str,
     rel = report.string(value, "path", cpath)
     resolved = None
     if rel is not None:
-        resolved = (report.base_dir / rel).resolve()
-        if not resolved.is_file():
-            report.error(value, "path", join(cpath, "path"),
-                         f"{kind} file {rel!r} not found (looked at {resolved})",
-                         "paths are relative to the scenario file's folder; fix the path or add the file")
-        elif mime is not None and mime in _MAGIC:
-            with resolved.open("rb") as f:
-                head = f.read(16)
-            if not _magic_ok(mime, head):
+        resolved = report.local_path(value, "path", cpath, rel, f"{kind} file")
+        if resolved is not None and mime is not None and mime in _MAGIC:
+            try:
+                with resolved.open("rb") as f:
+                    head = f.read(16)
+            except OSError as exc:
+                head = b""
+                report.error(value, "path", join(cpath, "path"),
+                             f"cannot read {rel!r}: {exc.strerror or exc}", "check permissions")
+            if head and not _magic_ok(mime, head):
                 report.error(value, "path", join(cpath, "path"),
                              f"{rel!r} does not look like {mime} (its first bytes do not match)",
                              "check the mimeType or the file")

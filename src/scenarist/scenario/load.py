@@ -8,13 +8,14 @@ reported as an issue too, so callers can rely on the one exception type).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.events import parse_timeline
-from scenarist.scenario.model import Event, Scenario, SessionStart, UserInputs
-from scenarist.scenario.report import Report
+from scenarist.scenario.model import Event, Scenario, SessionStart, UserEdits, UserInputs
+from scenarist.scenario.report import OUTSIDE_HINT, Report
 from scenarist.scenario.rules import Symbols, resolve_rules
 from scenarist.scenario.sections import (
     TOP_KEYS,
@@ -28,7 +29,11 @@ from scenarist.scenario.sections import (
 from scenarist.scenario.source import MISSING, parse_yaml
 from scenarist.scenario.timeline import build_timeline
 
-__all__ = ["effective_initial_prompt", "load_scenario", "load_scenario_text", "load_scenarios"]
+__all__ = ["MAX_FILE_BYTES", "effective_initial_prompt", "load_scenario", "load_scenario_text",
+           "load_scenarios"]
+
+#: Largest scenario file the loader reads (16 MiB); see docs/limits.md.
+MAX_FILE_BYTES = 16 * 2**20
 
 _EMPTY: Mapping[str, bool | int | str] = {}
 _LEGACY_TOP = {
@@ -55,9 +60,9 @@ def effective_initial_prompt(events: Iterable[Event], legacy: str | None = None)
 
 
 def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
-           source_path: Path | None) -> Scenario:
+           source_path: Path | None, allow_outside: bool) -> Scenario:
     source = parse_yaml(text, file)
-    report = Report(source, base_dir)
+    report = Report(source, base_dir, allow_outside)
     issues = source.issues
     root = source.root
     if any(i.severity == "error" for i in issues):
@@ -82,6 +87,7 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     expect = parse_expect(report, root)
     items = report.listing(root, "timeline", "", required="events" not in root)
     events = parse_timeline(report, items, acp.capabilities if acp else None) if items else []
+    _confine_patches(report, events)
     check_sessions(report, root, acp, events)
     legacy = report.string(root, "initialPrompt", "")
     scenario = Scenario(
@@ -106,6 +112,22 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     return scenario
 
 
+def _confine_patches(report: Report, events: list[Event]) -> None:
+    """Hold ``userEdits`` patches to the folder rule of media (:meth:`Report.local_path`).
+
+    The event parser resolves a patch and reports one that is missing; for a patch outside
+    the folder that report is replaced by the one refusal, so the messages never tell
+    whether a file exists outside."""
+    for event in events:
+        if not isinstance(event, UserEdits) or not report.outside(event.patch_path):
+            continue
+        paths = (event.key_path, event.key_path + ".patch")
+        report.issues[:] = [i for i in report.issues
+                            if not (i.path in paths and i.message.startswith("patch file "))]
+        report.at(event.line, event.col, event.key_path + ".patch",
+                  f"patch file {event.patch!r} is outside the scenario's folder", OUTSIDE_HINT)
+
+
 def _finish(issues: list[Issue], strict: bool) -> list[Issue]:
     out = [i.as_error() for i in issues] if strict else list(issues)
     out.sort(key=lambda i: (i.line, i.col))
@@ -113,9 +135,9 @@ def _finish(issues: list[Issue], strict: bool) -> list[Issue]:
 
 
 def _guarded(text: str, file: str, base_dir: Path, defines: Mapping[str, bool | int | str] | None,
-             strict: bool, source_path: Path | None) -> Scenario:
+             strict: bool, source_path: Path | None, allow_outside: bool) -> Scenario:
     try:
-        return _build(text, file, base_dir, defines or _EMPTY, strict, source_path)
+        return _build(text, file, base_dir, defines or _EMPTY, strict, source_path, allow_outside)
     except ScenarioError:
         raise
     except RecursionError:
@@ -129,23 +151,35 @@ def _guarded(text: str, file: str, base_dir: Path, defines: Mapping[str, bool | 
 
 def load_scenario_text(text: str, *, path: str | Path = "<string>",
                        defines: Mapping[str, bool | int | str] | None = None,
-                       strict: bool = False) -> Scenario:
+                       strict: bool = False, allow_outside_paths: bool = False) -> Scenario:
     """Load a scenario from YAML text; ``path`` names it in messages and anchors media paths.
 
     ``defines`` is the symbol table for ``rules`` (see :func:`parse_defines`; None means no
     symbols: the environment is read only by ``parse_defines``). ``strict`` turns warnings
-    (unknown keys, read-as aliases) into errors.
+    (unknown keys, read-as aliases) into errors. Media, patches and ``repo.dir`` must lie in
+    the folder of ``path`` (the working directory for ``<string>``), symlinks followed,
+    unless ``allow_outside_paths``.
     """
     file = str(path)
     p = Path(path) if file != "<string>" else None
     base_dir = p.parent if p is not None else Path.cwd()
-    return _guarded(text, file, base_dir, defines, strict, p)
+    return _guarded(text, file, base_dir, defines, strict, p, allow_outside_paths)
 
 
 def _read(path: Path) -> str:
+    """The file's text: a regular file of at most :data:`MAX_FILE_BYTES` (a FIFO or a device
+    such as /dev/zero would block or never end), opened without blocking."""
     file = str(path)
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise ScenarioError([Issue(file, 1, 1, "", "not a regular file",
+                                           "pass a scenario file (.yaml)")])
+            raw = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ScenarioError([Issue(file, 1, 1, "", "no such file", "check the path")]) from None
     except IsADirectoryError:
@@ -154,6 +188,10 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise ScenarioError([Issue(file, 1, 1, "", f"cannot read the file: {exc.strerror}",
                                    "check permissions")]) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError([Issue(file, 1, 1, "", f"the file is larger than "
+                                   f"{MAX_FILE_BYTES // 2**20} MiB, the most a scenario may be",
+                                   "split it, or move media into files next to it")])
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -165,10 +203,11 @@ def _read(path: Path) -> str:
 
 
 def load_scenario(path: str | Path, *, defines: Mapping[str, bool | int | str] | None = None,
-                  strict: bool = False) -> Scenario:
-    """Load and validate one scenario file (media paths are relative to its folder)."""
+                  strict: bool = False, allow_outside_paths: bool = False) -> Scenario:
+    """Load and validate one scenario file (media paths are relative to its folder and,
+    unless ``allow_outside_paths``, inside it)."""
     p = Path(path)
-    return _guarded(_read(p), str(path), p.parent, defines, strict, p)
+    return _guarded(_read(p), str(path), p.parent, defines, strict, p, allow_outside_paths)
 
 
 def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -187,7 +226,7 @@ def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def load_scenarios(paths: Iterable[str | Path], *,
                    defines: Mapping[str, bool | int | str] | None = None,
-                   strict: bool = False) -> list[Scenario]:
+                   strict: bool = False, allow_outside_paths: bool = False) -> list[Scenario]:
     """Load files and folders (recursive, sorted, ``.yaml``/``.yml``).
 
     Every file is tried; if any fails, one ScenarioError carries the issues of all of them.
@@ -196,7 +235,8 @@ def load_scenarios(paths: Iterable[str | Path], *,
     issues: list[Issue] = []
     for path in scenario_files(paths):
         try:
-            scenarios.append(load_scenario(path, defines=defines, strict=strict))
+            scenarios.append(load_scenario(path, defines=defines, strict=strict,
+                                           allow_outside_paths=allow_outside_paths))
         except ScenarioError as exc:
             issues.extend(exc.issues)
     if issues:

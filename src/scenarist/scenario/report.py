@@ -14,7 +14,7 @@ from typing import Any
 from scenarist.scenario.errors import Issue, Severity
 from scenarist.scenario.source import MISSING, Source
 
-__all__ = ["Report", "join"]
+__all__ = ["OUTSIDE_HINT", "Report", "join"]
 
 
 def join(path: str, key: Any) -> str:
@@ -41,15 +41,59 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+OUTSIDE_HINT = ("keep the files a scenario names in its folder or below; to allow others, "
+                "load with allow_outside_paths=True (--allow-outside-paths on the command line)")
+
+
 class Report:
-    """Issues of one file, located through its :class:`Source`."""
+    """Issues of one file, located through its :class:`Source`.
 
-    __slots__ = ("base_dir", "issues", "source")
+    ``base_dir`` is the scenario's folder: media, patches and ``repo.dir`` are read from it
+    and, unless ``allow_outside`` is set, only from inside it (see :meth:`local_path`).
+    """
 
-    def __init__(self, source: Source, base_dir: Path) -> None:
+    __slots__ = ("_folder", "allow_outside", "base_dir", "issues", "source")
+
+    def __init__(self, source: Source, base_dir: Path, allow_outside: bool = False) -> None:
         self.source = source
         self.issues: list[Issue] = source.issues
         self.base_dir = base_dir
+        self.allow_outside = allow_outside
+        self._folder: Path | None = None
+
+    def outside(self, resolved: Path) -> bool:
+        """Whether a resolved path lies outside the scenario's folder (and that is refused)."""
+        if self.allow_outside:
+            return False
+        if self._folder is None:
+            self._folder = self.base_dir.resolve()
+        return not resolved.is_relative_to(self._folder)
+
+    def local_path(self, holder: Any, key: Any, path: str, rel: str, what: str, *,
+                   folder: bool = False) -> Path | None:
+        """``rel`` (written at ``holder[key]``) resolved against the scenario's folder, or None
+        after an error: the path leaves the folder (symlinks followed), or names no file (no
+        folder, with ``folder``). Nothing is looked up outside the folder, and the message for
+        such a path is the same whether or not something exists there."""
+        where = join(path, key)
+        try:
+            resolved = (self.base_dir / rel).resolve()
+        except (OSError, RuntimeError, ValueError):  # NUL byte, symlink loop, name too long
+            self.error(holder, key, where, f"{what} {rel!r} is not a usable path",
+                       "write a relative path such as 'media/example.png'")
+            return None
+        if self.outside(resolved):
+            self.error(holder, key, where, f"{what} {rel!r} is outside the scenario's folder",
+                       OUTSIDE_HINT)
+            return None
+        if not (resolved.is_dir() if folder else resolved.is_file()):
+            self.error(holder, key, where,
+                       f"{what} {rel!r} " + ("is not a folder" if folder else "not found")
+                       + f" (looked at {resolved})",
+                       "paths are relative to the scenario file's folder; fix the path or add "
+                       "the " + ("folder" if folder else "file"))
+            return None
+        return resolved
 
     # -- reporting -----------------------------------------------------------------
     def add(self, container: Any, key: Any, path: str, message: str, hint: str,
@@ -214,8 +258,8 @@ class Report:
         value = d.get(key)
         if value is None:
             return default
-        if value in choices:
-            return value  # type: ignore[no-any-return]
+        if isinstance(value, str) and value in choices:  # a list or mapping is never a choice
+            return value
         self.error(d, key, join(path, key),
                    f"'{key}' must be one of {', '.join(choices)}; got {value!r}",
                    f"use one of: {', '.join(choices)}")

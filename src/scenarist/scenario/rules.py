@@ -1,4 +1,4 @@
-"""Symbols (``--define``, ``AH_SCENARIO_DEFINES``) and ``rules:`` blocks resolved on raw data.
+"""Symbols (``--define``, else ``AH_SCENARIO_DEFINES``) and ``rules:`` blocks resolved on raw data.
 
 Rules are resolved before anything is typed, so a rule can produce any part of a
 scenario (a section, a field, timeline items). Resolution never mutates the parsed
@@ -53,17 +53,19 @@ def _pairs(items: Sequence[str], source: str) -> dict[str, bool | int | str]:
 
 
 def parse_defines(cli: Sequence[str], env: str | None = _FROM_ENV) -> dict[str, bool | int | str]:
-    """Build the symbol table: ``env`` (``K=V,FLAG=true,N=3``) overridden by ``cli`` items.
+    """Build the symbol table from the ``cli`` items (``--define``/``--scenario-define``),
+    or, when there are none, from ``env`` (``K=V,FLAG=true,N=3``; the spec's fallback: the
+    two are never merged).
 
     ``env`` defaults to ``$AH_SCENARIO_DEFINES``. A bare ``KEY`` means true; values are
     typed bool (any case) → integer → string; the last duplicate wins. Raises
     ``ValueError`` naming the bad item when a key is malformed.
     """
+    if cli:
+        return _pairs(list(cli), "--define")
     if env is _FROM_ENV:
         env = os.environ.get(ENV_VAR)
-    symbols = _pairs(env.split(","), f"${ENV_VAR}") if env else {}
-    symbols.update(_pairs(list(cli), "--define"))
-    return symbols
+    return _pairs(env.split(","), f"${ENV_VAR}") if env else {}
 
 
 def _literal(text: str) -> tuple[bool, Any]:
@@ -246,7 +248,7 @@ class _Resolver:
             items: list[Any] = []
             item_origins: list[tuple[Any, Any]] = []
             for _rule, cfg, i in chosen:
-                resolved = self.sequence(cfg, f"{path}[{i}].config")  # type: ignore[arg-type]
+                resolved = self.value(cfg, f"{path}[{i}].config")  # once per shared config
                 for j, item in enumerate(resolved):
                     items.append(item)
                     item_origins.append((resolved, j))
@@ -255,7 +257,7 @@ class _Resolver:
             merged: dict[Any, Any] = {}
             key_origins: dict[Any, tuple[Any, Any]] = {}
             for _rule, cfg, i in chosen:
-                resolved_map = self.mapping(cfg, f"{path}[{i}].config")  # type: ignore[arg-type]
+                resolved_map = self.value(cfg, f"{path}[{i}].config")
                 if not isinstance(resolved_map, dict):
                     continue
                 for k, v in resolved_map.items():

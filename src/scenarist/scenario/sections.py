@@ -37,12 +37,8 @@ def parse_repo(report: Report, top: dict[Any, Any]) -> Repo | None:
     known = ("init", "branch", "dir", "files")
     report.unknown_keys(d, known, path)
     rel = report.string(d, "dir", path)
-    dir_path = None
-    if rel is not None:
-        dir_path = (report.base_dir / rel).resolve()
-        if not dir_path.is_dir():
-            report.error(d, "dir", join(path, "dir"), f"repo.dir {rel!r} is not a folder "
-                         f"(looked at {dir_path})", "paths are relative to the scenario file's folder")
+    dir_path = None if rel is None else report.local_path(d, "dir", path, rel, "repo.dir",
+                                                           folder=True)
     files: list[RepoFile] = []
     for ip, f in report.records(d, "files", path, ("path", "contents"),
                                 "a mapping with path and contents",

@@ -13,6 +13,7 @@ from typing import Any
 from scenarist.scenario.cli_parser import (
     Parser,
     add_defines,
+    add_outside_paths,
     define_symbols,
     run,
     scenario_paths,
@@ -46,6 +47,7 @@ def select_main(argv: Sequence[str]) -> int:
                         help="scenario file or folder (repeatable; folders are read recursively)")
     parser.add_argument("-n", "--name", help="select this scenario by its exact name")
     add_defines(parser)
+    add_outside_paths(parser)
     parser.add_argument("--json", action="store_true", help="print the selection as JSON")
 
     def body(args: argparse.Namespace) -> int:
@@ -58,7 +60,8 @@ def select_main(argv: Sequence[str]) -> int:
         symbols = define_symbols(parser, args)
         files = scenario_paths(parser, args.paths)
         try:
-            scenarios = load_scenarios(files, defines=symbols)
+            scenarios = load_scenarios(files, defines=symbols,
+                                       allow_outside_paths=args.allow_outside_paths)
         except ScenarioError as exc:
             for issue in exc.issues:
                 print(issue, file=sys.stderr)

@@ -1,12 +1,19 @@
 """YAML text → plain Python data, keeping node marks so problems can name file:line:col.
 
-Speed matters (a runner may load thousands of scenarios), so this reads the document
-with libyaml's composer when present and turns nodes into values in one tight pass:
-no per-scalar regex resolver (scalars are typed here with a first-character dispatch),
-no PyYAML constructor. Marks are not copied; each built list/dict is remembered by
-``id`` together with its node, and a location is looked up only when a problem is
-reported. Scalars follow the YAML 1.2 core schema (``yes``/``no`` stay strings; dates
-stay strings) so that data reads the same as in the reference (serde) implementation.
+Speed matters (a runner may load thousands of scenarios), so this reads libyaml's parse
+events (when present) and turns nodes into values in one tight pass: no per-scalar regex
+resolver (scalars are typed here with a first-character dispatch), no PyYAML constructor.
+Marks are not copied; each built list/dict is remembered by ``id`` together with its
+node, and a location is looked up only when a problem is reported. Scalars follow the
+YAML 1.2 core schema (``yes``/``no`` stay strings; dates stay strings) so that data reads
+the same as in the reference (serde) implementation.
+
+Nodes are composed here, from the events, in a loop rather than by libyaml's composer:
+that one recurses in C and kills the process on a few tens of thousands of nested
+levels. The loop refuses nesting past :data:`MAX_DEPTH` and aliases that would expand
+the document by more than :data:`MAX_ALIAS_NODES` nodes (or that point into the
+collection holding them) before anything downstream walks the data, at the cost of one
+dict update per node (docs/limits.md).
 """
 
 from __future__ import annotations
@@ -18,13 +25,36 @@ from collections.abc import Callable
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.composer import ComposerError
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 from scenarist.scenario.errors import Issue
 
-__all__ = ["MISSING", "Source", "parse_yaml"]
+__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "MISSING", "Source", "parse_yaml"]
+
+#: Deepest nesting of lists and mappings a scenario may use (the root mapping is level 1).
+MAX_DEPTH = 100
+#: Most nodes that aliases may add to a document: each ``*name`` counts every scalar,
+#: list and mapping (keys included) of what ``&name`` marks, aliases inside it expanded.
+MAX_ALIAS_NODES = 100_000
 
 MISSING: Any = object()  # "no key": a location of the container itself
+
+#: A composed node: a list or mapping is a PyYAML node; a scalar is the parser's own
+#: ScalarEvent, its tag resolved in place (a ScalarNode per scalar cost as much as parsing).
+#: Typed ``Any``: PyYAML's stubs make every event field optional, which ours never are.
+YamlNode = Any
+ScalarNode = ScalarEvent
 
 _PLAIN = "?plain"
 _QUOTED = "tag:yaml.org,2002:str"
@@ -56,24 +86,13 @@ def _plain(s: str) -> Any:
     return s
 
 
-def _resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
-    # Called by the composer for every node without an explicit tag: mark plain scalars.
-    return _PLAIN if value is not None and implicit[0] else _QUOTED
-
-
-def _noop(self: Any, *args: Any) -> None:
-    return None
-
-
 def _parser_class(use_libyaml: bool = True) -> Callable[[str], Any]:
-    """A composer that types nothing: libyaml's when present, else PyYAML's pure one."""
-    attrs = {"resolve": _resolve, "descend_resolver": _noop, "ascend_resolver": _noop}
+    """A YAML event parser: libyaml's when present, else PyYAML's pure one."""
     try:
         if not use_libyaml:
-            raise ImportError("pure Python composer requested")
+            raise ImportError("pure Python parser requested")
         from yaml._yaml import CParser  # libyaml: the fast path
     except ImportError:
-        from yaml.composer import Composer
         from yaml.parser import Parser
         from yaml.reader import Reader
         from yaml.scanner import Scanner
@@ -82,13 +101,122 @@ def _parser_class(use_libyaml: bool = True) -> Callable[[str], Any]:
             Reader.__init__(self, text)
             Scanner.__init__(self)
             Parser.__init__(self)
-            Composer.__init__(self)
 
-        return type("PyNodeParser", (Reader, Scanner, Parser, Composer), {**attrs, "__init__": init})
-    return type("CNodeParser", (CParser,), attrs)
+        return type("PyEventParser", (Reader, Scanner, Parser), {"__init__": init})
+    return CParser  # type: ignore[no-any-return]
 
 
 _Parser = _parser_class()
+
+
+class LimitError(Exception):
+    """A document past one of the loader's limits (depth, alias expansion, a cycle)."""
+
+    def __init__(self, message: str, hint: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message, self.hint, self.mark = message, hint, mark
+
+
+def _anchor_where(node: YamlNode) -> str:
+    return f"line {node.start_mark.line + 1}, col {node.start_mark.column + 1}"
+
+
+def _compose(parser: Any) -> YamlNode | None:
+    """The single document of ``parser``'s events as a node tree, built without recursion.
+
+    Tags are left unresolved except for the one distinction the builder needs: an untagged
+    plain scalar is tagged ``_PLAIN``, any other untagged node ``_QUOTED``. Raises
+    :class:`LimitError` past :data:`MAX_DEPTH` or :data:`MAX_ALIAS_NODES` and on an alias
+    inside the collection it names, ``ComposerError`` where PyYAML's composer does.
+    """
+    get = parser.get_event
+    get()  # StreamStartEvent
+    if get().__class__ is StreamEndEvent:
+        return None
+    anchors: dict[str, YamlNode] = {}
+    sizes: dict[int, int] = {}  # id(anchored collection) -> its node count, aliases expanded
+    open_at: dict[int, int] = {}  # id(anchored collection still open) -> count at its start
+    # open collections: (node, the parent's children, anchored or not)
+    stack: list[tuple[Node, list[Any], bool]] = []
+    top: list[Any] = []
+    children = top  # where the next node goes (a mapping's keys and values alternate)
+    count = 0  # nodes so far, every alias counted as a copy of what it names
+    added = 0  # the part of ``count`` that aliases added
+    while True:
+        event = get()
+        cls = event.__class__
+        if cls is ScalarEvent:
+            count += 1
+            tag = event.tag
+            if tag is None or tag == "!":
+                event.tag = _PLAIN if event.implicit[0] else _QUOTED
+            if event.anchor is not None:
+                _remember(anchors, event, event)
+            children.append(event)
+        elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            if len(stack) >= MAX_DEPTH:
+                raise LimitError(f"the document nests lists and mappings more than {MAX_DEPTH} "
+                                 "levels deep", "flatten the structure", event.start_mark)
+            count += 1
+            tag = event.tag
+            kind = MappingNode if cls is MappingStartEvent else SequenceNode
+            node: Node = kind(_QUOTED if tag is None or tag == "!" else tag, [],
+                              event.start_mark, None, event.flow_style)
+            anchored = event.anchor is not None
+            if anchored:
+                _remember(anchors, event, node)
+                open_at[id(node)] = count
+            children.append(node)
+            stack.append((node, children, anchored))
+            children = node.value
+        elif cls is MappingEndEvent or cls is SequenceEndEvent:
+            node, children, anchored = stack.pop()
+            node.end_mark = event.end_mark
+            if cls is MappingEndEvent:
+                pairs = iter(node.value)
+                node.value = list(zip(pairs, pairs, strict=True))
+            if anchored:
+                sizes[id(node)] = count - open_at.pop(id(node)) + 1
+        elif cls is AliasEvent:
+            name = event.anchor
+            target = anchors.get(name)
+            if target is None:
+                raise ComposerError(None, None, f"found undefined alias {name!r}",
+                                    event.start_mark)
+            if id(target) in open_at:
+                raise LimitError(f"alias *{name} points into the collection that holds it "
+                                 f"(&{name} at {_anchor_where(target)}), a cycle",
+                                 f"point *{name} at a finished list or mapping", event.start_mark)
+            size = sizes.get(id(target), 1)
+            count += size
+            added += size
+            if added > MAX_ALIAS_NODES:
+                raise LimitError(f"aliases expand the document by more than {MAX_ALIAS_NODES:,} "
+                                 f"nodes; this *{name} adds {size:,} (&{name} at "
+                                 f"{_anchor_where(target)})",
+                                 "write the repeated part fewer times, or split the scenario",
+                                 event.start_mark)
+            children.append(target)
+        elif cls is DocumentEndEvent:
+            break
+        else:  # pragma: no cover - a parser yields nothing else inside a document
+            raise ComposerError(None, None, f"unexpected {cls.__name__}", event.start_mark)
+    following = get()
+    root: YamlNode = top[0]
+    if following.__class__ is not StreamEndEvent:
+        raise ComposerError("expected a single document in the stream", root.start_mark,
+                            "but found another document", following.start_mark)
+    return root
+
+
+def _remember(anchors: dict[str, YamlNode], event: Any, node: YamlNode) -> None:
+    name = event.anchor
+    if name is None:
+        return
+    if name in anchors:
+        raise ComposerError(f"found duplicate anchor {name!r}; first occurrence",
+                            anchors[name].start_mark, "second occurrence", event.start_mark)
+    anchors[name] = node
 
 
 class _Synth:
@@ -98,21 +226,22 @@ class _Synth:
 
     def __init__(self, start_mark: Any) -> None:
         self.start_mark = start_mark
-        self.keys: dict[Any, tuple[Node, Node]] = {}
-        self.items: list[Node] = []
+        self.keys: dict[Any, tuple[YamlNode, YamlNode]] = {}
+        self.items: list[YamlNode] = []
 
 
 class Source:
     """One file's raw data plus the means to point at any part of it."""
 
-    __slots__ = ("_locs", "file", "has_rules", "issues", "root")
+    __slots__ = ("_keys", "_locs", "file", "has_rules", "issues", "root")
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.root: Any = None
         self.has_rules = False  # any mapping with a 'rules' key (else rule resolution is skipped)
         self.issues: list[Issue] = []
-        self._locs: dict[int, Node | _Synth] = {}
+        self._locs: dict[int, YamlNode | _Synth] = {}
+        self._keys: dict[int, dict[Any, tuple[YamlNode, YamlNode]]] = {}  # by id(MappingNode), on demand
 
     # -- locations -----------------------------------------------------------------
     def where(self, container: Any, key: Any = MISSING, *, on_key: bool = False) -> tuple[int, int]:
@@ -127,18 +256,16 @@ class Source:
                 mark = (found[0] if on_key else found[1]).start_mark
         return (mark.line + 1, mark.column + 1)
 
-    @staticmethod
-    def _child(node: Node | _Synth, key: Any) -> tuple[Node, Node] | None:
+    def _child(self, node: YamlNode | _Synth, key: Any) -> tuple[YamlNode, YamlNode] | None:
         if isinstance(node, _Synth):
             if node.items and isinstance(key, int) and 0 <= key < len(node.items):
                 return (node.items[key], node.items[key])
             return node.keys.get(key)
         if isinstance(node, MappingNode):
-            want = str(key).lower() if isinstance(key, bool) else str(key)
-            for k, v in reversed(node.value):  # the last duplicate is the one kept
-                if isinstance(k, ScalarNode) and k.value == want:
-                    return (k, v)
-            return None
+            keys = self._keys.get(id(node))
+            if keys is None:  # indexed once, so reporting on every key of a mapping stays linear
+                keys = self._keys[id(node)] = _key_index(node)
+            return keys.get(key)
         if isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
             child = node.value[key]
             return (child, child)
@@ -179,13 +306,13 @@ class Source:
         self.issues.append(Issue(self.file, line, col, "", message, hint))
 
     # -- building ------------------------------------------------------------------
-    def build(self, node: Node) -> Any:
+    def build(self, node: YamlNode) -> Any:
         """Turn a composed node tree into dicts, lists and scalars (remembering nodes)."""
         memo: dict[int, Any] = {}
         locs = self._locs
         issue = self._node_issue
 
-        def scalar(n: Node) -> Any:
+        def scalar(n: YamlNode) -> Any:
             if n.__class__ is ScalarNode:
                 tag = n.tag
                 if tag is _QUOTED:
@@ -195,7 +322,7 @@ class Source:
                 return self._tagged(n)
             return build(n)
 
-        def build(n: Node) -> Any:
+        def build(n: YamlNode) -> Any:
             key_id = id(n)
             if key_id in memo:  # an alias: share the value
                 return memo[key_id]
@@ -243,7 +370,7 @@ class Source:
                         issue(k, "a mapping key must be a plain value, not a list or mapping",
                               "write the key as a string")
                         continue
-                    if key.__class__ is float and key != key:
+                    if isinstance(key, float) and key != key:
                         key = "nan"
                     if key in mapping:
                         issue(k, f"duplicate key {key!r}; the last one is used",
@@ -275,12 +402,12 @@ class Source:
 
         return build(node)
 
-    def _node_issue(self, node: Node, message: str, hint: str, severity: str = "error") -> None:
+    def _node_issue(self, node: YamlNode, message: str, hint: str, severity: str = "error") -> None:
         mark = node.start_mark
         self.issues.append(Issue(self.file, mark.line + 1, mark.column + 1, "", message, hint,
                                  "warning" if severity == "warning" else "error"))
 
-    def _tagged(self, n: Node) -> Any:
+    def _tagged(self, n: YamlNode) -> Any:
         tag, value = n.tag, n.value
         if tag == _T + "str":
             return value
@@ -310,6 +437,16 @@ class Source:
         return value
 
 
+def _key_index(node: MappingNode) -> dict[Any, tuple[YamlNode, YamlNode]]:
+    """A mapping node's (key, value) nodes by the key as :meth:`Source.build` types it."""
+    index: dict[Any, tuple[YamlNode, YamlNode]] = {}
+    for k, v in node.value:  # a later duplicate replaces an earlier one, as in the data
+        if k.__class__ is ScalarNode:
+            key = _plain(k.value) if k.tag is _PLAIN else k.value
+            index["nan" if key.__class__ is float and key != key else key] = (k, v)
+    return index
+
+
 class _DummyMark:
     line = 0
     column = 0
@@ -328,11 +465,14 @@ def parse_yaml(text: str, file: str, *, parser_class: Callable[[str], Any] | Non
     try:
         parser = (parser_class or _Parser)(text)
         try:
-            node = parser.get_single_node()
+            node = _compose(parser)
         finally:
             dispose = getattr(parser, "dispose", None)
             if dispose is not None:
                 dispose()
+    except LimitError as exc:
+        source.issue(exc.message, exc.hint, exc.mark.line + 1, exc.mark.column + 1)
+        return source
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)

@@ -174,7 +174,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                 elif at < last_input and last_input_at is not None:
                     problem(event, f"[{n}].relativeTime",
                             f"userInputs at {at} ms is earlier than the previous input at "
-                            f"{last_input} ms (timeline[{last_input_at[0].index}]); prompts are "
+                            f"{last_input} ms ({_named(last_input_at[0])}); prompts are "
                             "sent in relativeTime order",
                             f"use relativeTime >= {last_input}", entry.line, entry.col)
                 if at >= last_input:
@@ -185,15 +185,15 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
         elif cls is BaseTimeDelta:
             assert isinstance(event, BaseTimeDelta)
             now += event.ms
-            sync, sync_what = now, f"baseTimeDelta at timeline[{index}]"
+            sync, sync_what = now, _named(event)
             if pending > now and pending_at is not None:
                 problem(event, "", f"baseTimeDelta {event.ms} moves the timeline to {now} ms, "
-                        f"but userInputs at timeline[{pending_at[0].index}] is still scheduled at "
+                        f"but {_named(pending_at[0])} is still scheduled at "
                         f"{pending} ms (baseTimeDelta must cover concurrent activity)",
                         f"use baseTimeDelta >= {event.ms + pending - now}", event.line, event.col)
         elif cls is SessionStart:
             now = max(now, pending)
-            sync, sync_what = now, f"sessionStart at timeline[{index}]"
+            sync, sync_what = now, _named(event)
             add(Beat(now, "sessionStart", event, index, live))
         else:
             add(Beat(now, event.kind, event, index, live))
@@ -204,6 +204,11 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
 
 _AGENT = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
                     AgentPermissionRequest})
+
+
+def _named(event: Event) -> str:
+    """An event as written (its key path and position), not its flattened index."""
+    return f"{event.key_path} (line {event.line}, col {event.col})"
 
 
 def _at(beat: Beat) -> int:
