@@ -46,6 +46,8 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("chat", {"tools": [{"type": "wat"}]}, "tools[0].type"),
     ("chat", {"tools": [5]}, "tools[0]"),
     ("responses", {"instructions": 5}, "instructions"),
+    ("responses", {"input": [{"type": {"a": 1}}]}, "input[0].type"),  # found by the fuzz tier
+    ("chat", {"messages": [{"role": "assistant", "tool_calls": 1.5}]}, "messages[0].tool_calls"),
     ("responses", {"reasoning": "high"}, "reasoning"),
     ("responses", {"reasoning": {"effort": 1}}, "reasoning.effort"),
     ("responses", {"include": "reasoning.encrypted_content"}, "include"),

@@ -276,7 +276,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
             turns += 1
             if _text_parts(msg.get("content"), f"{where}.content", ("text", "refusal")):
                 marks.append(Mark("text"))
-            for j, tc in enumerate(msg.get("tool_calls") or []):
+            for j, tc in enumerate(_list(msg.get("tool_calls") or [], f"{where}.tool_calls")):
                 call = _obj(tc, f"{where}.tool_calls[{j}]")
                 fn = call.get("function")
                 name = fn.get("name") if isinstance(fn, dict) else None
@@ -367,6 +367,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         where = f"input[{i}]"
         item = _obj(raw, where)
         kind = item.get("type", "message" if "role" in item else None)
+        if kind is not None and not isinstance(kind, str):
+            raise RequestError(f"{where}.type: expected a string, got {json_kind(kind)}",
+                               param=f"{where}.type")
         if kind == "message":
             role = _str(_required_in(item, "role", where), f"{where}.role")
             parts = _text_parts(
