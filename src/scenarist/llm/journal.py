@@ -24,28 +24,43 @@ ENTRY_LIMIT = 10_000
 Entry = dict[str, Any]
 
 
+_CONTAINERS_OR_STR = (str, dict, list, tuple)
+
+
 def clip(value: Any, limit: int = STRING_LIMIT) -> Any:
     """``value`` with every string longer than ``limit`` cut, saying how long it was."""
+    return _clipped(value, limit)[0]
+
+
+def _clip_str(text: str, limit: int) -> str:
+    return f"{text[:limit]}… [clipped: {len(text)} characters]"
+
+
+def _clipped(value: Any, limit: int) -> tuple[Any, int]:
+    """``value`` clipped, and about its size as JSON. One walk, and containers are rebuilt
+    only when something in them was clipped: settling an entry is on every request's path."""
     if isinstance(value, str):
         if len(value) <= limit:
-            return value
-        return f"{value[:limit]}… [clipped: {len(value)} characters]"
+            return value, len(value) + 2
+        cut = _clip_str(value, limit)
+        return cut, len(cut) + 2
     if isinstance(value, dict):
-        return {k: clip(v, limit) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clip(v, limit) for v in value]
-    return value
-
-
-def _size(value: Any) -> int:
-    """About the size of ``value`` as JSON (strings and the structure around them)."""
-    if isinstance(value, str):
-        return len(value) + 2
-    if isinstance(value, dict):
-        return 2 + sum(len(str(k)) + 4 + _size(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return 2 + sum(_size(v) + 1 for v in value)
-    return 8
+        size, changed = 2, {}
+        for key, item in value.items():
+            new, n = _clipped(item, limit)
+            size += n + len(str(key)) + 4
+            if new is not item:
+                changed[key] = new
+        return ({**value, **changed} if changed else value), size
+    if isinstance(value, (list, tuple)):  # noqa: UP038 (a union is slower in isinstance)
+        size, items, dirty = 2, [], False
+        for item in value:
+            new, n = _clipped(item, limit)
+            size += n + 1
+            items.append(new)
+            dirty = dirty or new is not item
+        return (items if dirty else value), size
+    return value, 8
 
 
 class Journal:
@@ -73,12 +88,23 @@ class Journal:
     def settle(self, entry: Entry) -> Entry:
         """Clip ``entry``'s strings in place, count it, and drop the oldest settled entries
         while the journal is over its limits."""
-        entry.update(clip(entry))
+        size = 2
+        for key, value in entry.items():  # in place: the entry is shared with the server
+            # `type(value) is str` first: this loop runs once per request (measured: a tuple
+            # isinstance is 2x, a `str | dict` union 4x slower on the common string case)
+            if type(value) is str and len(value) <= STRING_LIMIT:
+                size += len(value) + len(key) + 6
+            elif isinstance(value, _CONTAINERS_OR_STR):
+                new, n = _clipped(value, STRING_LIMIT)
+                if new is not value:
+                    entry[key] = new
+                size += n + len(key) + 4
+            else:
+                size += len(key) + 12
         if id(entry) not in self._members:  # cleared while it was being answered
             return entry
         if id(entry) in self._sizes:
             self._bytes -= self._sizes.pop(id(entry))
-        size = _size(entry)
         self._sizes[id(entry)] = size
         self._bytes += size
         self._evict()
