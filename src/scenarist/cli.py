@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
+    "run": ("scenarist.runner.cli:main", "play scenarios against a CLI/TUI in a terminal"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"
