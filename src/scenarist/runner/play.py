@@ -228,6 +228,7 @@ class _Run:
                     self.launch = how
                     self.terminal = self._start(how, transcript)
                     try:
+                        self._ready()
                         self._play(step_log)
                         exit_code = self._finish()
                     finally:
@@ -256,6 +257,14 @@ class _Run:
     def _start(self, how: Launch, transcript: BinaryIO) -> Terminal:
         return Terminal(how.argv, cwd=how.cwd, env=how.env, width=self.profile.width,
                         height=self.profile.height, transcript=transcript)
+
+    def _ready(self) -> None:
+        """Time 0 is when the program is ready, as a user starts typing when they see it:
+        it drew its first screen (or printed nothing) and waits, idle (bounded)."""
+        try:
+            self._settled("the program's first screen")
+        except TerminalTimeout as exc:
+            raise RunnerError(f"the program did not become ready: {exc}") from exc
 
     def _play(self, step_log: Any) -> None:
         timeline = compile_timeline(self.scenario)

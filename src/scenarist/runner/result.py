@@ -68,6 +68,12 @@ class RunResult:
     sessions: tuple[tuple[str, str, bool], ...] = ()  # (session, status, merged)
     leftover: tuple[int, ...] = field(default=())  # pids that had to be killed at the end
 
+    def raise_for_failure(self) -> RunResult:
+        """This result, or an ``AssertionError`` listing every failure (for tests)."""
+        from scenarist.runner.pytest_entry import expect_passed
+
+        return expect_passed(self)
+
     @property
     def failures(self) -> list[str]:
         """Every failure as one line: errors, failed steps, failed checks and expectations."""

@@ -173,7 +173,7 @@ def contains_text(capture: ScreenCapture, needle: str,
                       for row in capture.rows)
     if needle in wrapped:
         return True
-    return " ".join(needle.split()) in " ".join(shown.split())
+    return " ".join(needle.split()) in " ".join(wrapped.split())
 
 
 def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {}) -> str:

@@ -29,7 +29,7 @@ from scenarist.play import RealClock
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.screen import ScreenCapture, capture_screen, screen_text
 
-__all__ = ["Terminal", "TerminalTimeout", "session_processes"]
+__all__ = ["Terminal", "TerminalTimeout", "session_activity", "session_processes"]
 
 _READ_SIZE = 65536
 _DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
@@ -47,13 +47,22 @@ class TerminalTimeout(RunnerError):
         super().__init__(f"{what}; the screen was:\n{framed}")
 
 
+class _Screen(pyte.Screen):
+    """pyte's screen, tolerant of xterm's private ``CSI ? … m`` / ``CSI > … m`` (modifyOtherKeys
+    queries that vim sends): they set no style, pyte would raise on them."""
+
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        if not private:
+            super().select_graphic_rendition(*attrs)
+
+
 class Terminal:
     """``argv`` running in a ``width``×``height`` pty; output fed to a pyte screen."""
 
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], width: int,
                  height: int, transcript: BinaryIO | None = None) -> None:
         self.clock = RealClock()
-        self.screen = pyte.Screen(width, height)
+        self.screen = _Screen(width, height)
         self.screen.write_process_input = self._answer  # type: ignore[method-assign]
         self._stream = pyte.ByteStream(self.screen)
         self._transcript = transcript
@@ -68,8 +77,10 @@ class Terminal:
         self._pidfd: int | None = _pidfd(self.pid)
         self.eof = False
         self.exit_code: int | None = None
-        self.last_output_ms = self.clock.now_ms()
+        self.last_output_ms = self.clock.now_ms()  # of the last output or input
         self.bytes_read = 0
+        self._cpu_ticks = -1
+        self.emulator_errors: list[str] = []  # sequences the emulator could not take
 
     # -- reading ---------------------------------------------------------------------
 
@@ -94,7 +105,10 @@ class Terminal:
         self.last_output_ms = self.clock.now_ms()
         if self._transcript is not None:
             self._transcript.write(data)
-        self._stream.feed(data)
+        try:
+            self._stream.feed(data)
+        except (TypeError, ValueError, KeyError, IndexError) as exc:  # pyte resets its parser
+            self.emulator_errors.append(f"{type(exc).__name__}: {exc}")
         return True
 
     def _watch(self, timeout_ms: float) -> tuple[bool, bool]:
@@ -128,22 +142,38 @@ class Terminal:
             pass
 
     def settle(self, quiet_ms: float, deadline_ms: float, what: str = "the screen") -> None:
-        """Return once the program has drawn something and no output came for ``quiet_ms``
-        (or it ended and its output is read); raise :class:`TerminalTimeout` if that does not happen by ``deadline_ms``."""
+        """Return once no output came for ``quiet_ms`` and the program is idle, or it ended
+        and its output is read; raise :class:`TerminalTimeout` if that does not happen by
+        ``deadline_ms``.
+
+        Idle: no process of the program's session is running, and they used no CPU time
+        between two looks ``quiet_ms / 2`` apart (read from ``/proc``; a program that is
+        still starting or computing is not ready, even when it prints nothing). Idleness
+        cannot be waited for, so while the screen is quiet it is looked at every
+        ``quiet_ms / 2``, output still ending the wait at once.
+        """
         while True:
             now = self.clock.now_ms()
             if self.eof:
                 return
-            drawn = self.bytes_read > 0
-            quiet_left = self.last_output_ms + quiet_ms - now if drawn else deadline_ms - now
-            if quiet_left <= 0 and drawn:
-                return
+            wait = self.last_output_ms + quiet_ms - now
+            if wait <= 0:
+                if self._idle_since_last_look():
+                    return
+                wait = quiet_ms / 2
             if now >= deadline_ms:
-                why = (f"no output for {quiet_ms:g} ms" if drawn else
-                       "the program has drawn nothing yet")
-                raise TerminalTimeout(f"{what} did not settle ({why}) within the wait deadline",
-                                      self.capture())
-            self._watch(min(quiet_left, deadline_ms - now))
+                why = ("it keeps writing" if self.last_output_ms + quiet_ms > now
+                       else "it keeps running without waiting for input")
+                raise TerminalTimeout(f"{what} did not settle ({why}; settled means "
+                                      f"{quiet_ms:g} ms without output, the program idle) "
+                                      "within the wait deadline", self.capture())
+            self._watch(min(wait, deadline_ms - now))
+
+    def _idle_since_last_look(self) -> bool:
+        busy, ticks = session_activity(self.pid)
+        idle = not busy and ticks == self._cpu_ticks
+        self._cpu_ticks = ticks
+        return idle
 
     def wait_exit(self, deadline_ms: float) -> int:
         """The program's exit code once it exits (−N for signal N), reading output meanwhile;
@@ -174,7 +204,13 @@ class Terminal:
     # -- writing, capturing, ending ------------------------------------------------------
 
     def send(self, data: bytes) -> None:
-        """Type ``data`` into the program (as keystrokes arrive from a terminal)."""
+        """Type ``data`` into the program (as keystrokes arrive from a terminal).
+
+        Input counts as activity: the screen settles only ``quiet_ms`` after the last
+        keystroke too, and the program has to be seen idle afresh (it may not have woken
+        up to read the keys yet)."""
+        self.last_output_ms = self.clock.now_ms()
+        self._cpu_ticks = -1
         view = memoryview(data)
         while view:
             try:
@@ -246,9 +282,10 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-def session_processes(sid: int) -> list[int]:
-    """Pids of the live processes in session ``sid`` (Linux ``/proc``; empty elsewhere)."""
-    found: list[int] = []
+def _session_stats(sid: int) -> dict[int, list[str]]:
+    """Pid → the ``/proc/PID/stat`` fields after the command name, for the live processes of
+    session ``sid`` (Linux; empty elsewhere). Zombies are left out."""
+    found: dict[int, list[str]] = {}
     proc = Path("/proc")
     if not proc.is_dir():
         return found
@@ -259,8 +296,20 @@ def session_processes(sid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        # fields: state, ppid, pgrp, session, ...; zombies are already dead
-        if len(fields) > 3 and fields[0] != "Z" and int(fields[3]) == sid:
-            found.append(int(entry.name))
+        fields = stat[stat.rfind(")") + 2:].split()  # state, ppid, pgrp, session, ...
+        if len(fields) > 14 and fields[0] not in "ZX" and int(fields[3]) == sid:
+            found[int(entry.name)] = fields
     return found
+
+
+def session_activity(sid: int) -> tuple[bool, int]:
+    """(a process of session ``sid`` is running or in disk I/O, the CPU clock ticks its
+    processes and their reaped children have used)."""
+    stats = _session_stats(sid).values()
+    busy = any(fields[0] in "RD" for fields in stats)
+    return busy, sum(int(f) for fields in stats for f in fields[11:15])
+
+
+def session_processes(sid: int) -> list[int]:
+    """Pids of the live processes in session ``sid``."""
+    return sorted(_session_stats(sid))
