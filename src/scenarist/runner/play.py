@@ -259,10 +259,12 @@ class _Run:
                         height=self.profile.height, transcript=transcript)
 
     def _ready(self) -> None:
-        """Time 0 is when the program is ready, as a user starts typing when they see it:
-        it drew its first screen (or printed nothing) and waits, idle (bounded)."""
+        """Time 0 is when the program is ready, as a user starts typing when they see it
+        (:meth:`Terminal.ready`, bounded by the wait deadline)."""
+        assert self.terminal is not None
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
         try:
-            self._settled("the program's first screen")
+            self.terminal.ready(self.options.settle_ms, deadline)
         except TerminalTimeout as exc:
             raise RunnerError(f"the program did not become ready: {exc}") from exc
 

@@ -29,7 +29,9 @@ from scenarist.play import RealClock
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.screen import ScreenCapture, capture_screen, screen_text
 
-__all__ = ["Terminal", "TerminalTimeout", "session_activity", "session_processes"]
+__all__ = [
+    "Terminal", "TerminalTimeout", "session_activity", "session_processes", "waiting_for_input",
+]
 
 _READ_SIZE = 65536
 _DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
@@ -157,6 +159,8 @@ class Terminal:
             if self.eof:
                 return
             wait = self.last_output_ms + quiet_ms - now
+            if wait <= 0 and self._watch(0)[0]:
+                continue  # output was waiting while this process was not running: not quiet
             if wait <= 0:
                 if self._idle_since_last_look():
                     return
@@ -168,6 +172,22 @@ class Terminal:
                                       f"{quiet_ms:g} ms without output, the program idle) "
                                       "within the wait deadline", self.capture())
             self._watch(min(wait, deadline_ms - now))
+
+    def ready(self, quiet_ms: float, deadline_ms: float) -> None:
+        """Return once the program is ready for its user: settled (:meth:`settle`) and either
+        it drew something or one of its processes waits for input (``/proc/PID/wchan``:
+        blocked in read/poll/select/epoll). A program that prints nothing until spoken to
+        (``bc -q``) is ready when it waits to read; one still starting is not, even when it
+        is quiet for a moment. :class:`TerminalTimeout` at ``deadline_ms``."""
+        while True:
+            self.settle(quiet_ms, deadline_ms, "the program's first screen")
+            if self.eof or self.bytes_read > 0 or waiting_for_input(self.pid) is not False:
+                return
+            now = self.clock.now_ms()
+            if now >= deadline_ms:
+                raise TerminalTimeout("the program's first screen did not come (it has drawn "
+                                      "nothing and does not wait for input)", self.capture())
+            self._watch(min(quiet_ms / 2, deadline_ms - now))
 
     def _idle_since_last_look(self) -> bool:
         busy, ticks = session_activity(self.pid)
@@ -308,6 +328,26 @@ def session_activity(sid: int) -> tuple[bool, int]:
     stats = _session_stats(sid).values()
     busy = any(fields[0] in "RD" for fields in stats)
     return busy, sum(int(f) for fields in stats for f in fields[11:15])
+
+
+_INPUT_WAITS = ("poll_schedule_timeout", "do_select", "core_sys_select", "ep_poll",
+                "do_epoll_wait", "n_tty_read", "wait_woken", "tty_read")
+
+
+def waiting_for_input(sid: int) -> bool | None:
+    """Whether a process of session ``sid`` is blocked waiting for input (read, poll, select,
+    epoll); ``None`` when the kernel does not say (``/proc/PID/wchan`` reads ``0``)."""
+    known = False
+    for pid in _session_stats(sid):
+        try:
+            wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
+        except OSError:
+            continue
+        if wchan and wchan != "0":
+            known = True
+            if wchan.startswith(_INPUT_WAITS):
+                return True
+    return False if known else None
 
 
 def session_processes(sid: int) -> list[int]:
