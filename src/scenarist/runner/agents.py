@@ -16,12 +16,13 @@ The program's environment is built from scratch (PATH, a HOME of its own, TERM, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
 import shutil
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class Launch:
     env: Mapping[str, str]
     cwd: Path
     description: str
+    turns_served: Callable[[], int] | None = None  # mode 2: model turns the server answered
 
 
 def base_env(home: Path, profile: TerminalProfile) -> dict[str, str]:
@@ -124,16 +126,23 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
                     *[f"--define={k}={v}" for k, v in defines.items()],
                     workspace=workspace) as server:
         url = server.base_url
+
+        def served() -> int:
+            turns = [e.get("turn", -1) for e in server.journal()
+                     if str(e.get("path", "")).startswith("/v1/") and e.get("status") == 200]
+            return max(turns, default=-1) + 1
+
         llm_env = {"SCENARIST_LLM_URL": url, "OPENAI_BASE_URL": f"{url}/v1",
                    "ANTHROPIC_BASE_URL": url, "OPENAI_API_KEY": _API_KEY,
                    "ANTHROPIC_API_KEY": _API_KEY}
         if program is not None:
-            yield Launch(tuple(program), {**env, **llm_env, **extra}, workspace,
+            how = Launch(tuple(program), {**env, **llm_env, **extra}, workspace,
                          shlex.join(program))
         elif agent == "codex":
-            yield _codex(url, workspace, home, {**env, **extra}, agent_bin)
+            how = _codex(url, workspace, home, {**env, **extra}, agent_bin)
         else:
-            yield _claude(url, workspace, home, {**env, **extra}, agent_bin)
+            how = _claude(url, workspace, home, {**env, **extra}, agent_bin)
+        yield dataclasses.replace(how, turns_served=served)
 
 
 def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],
@@ -142,14 +151,14 @@ def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],
     (no trust prompt) and the approval/sandbox bypassed, as ``codex exec`` tests do."""
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
+    trusted = "".join(f'[projects."{path}"]\ntrust_level = "trusted"\n'
+                      for path in dict.fromkeys((str(workspace), str(workspace.resolve()))))
     (codex_home / "config.toml").write_text(
-        f'[projects."{workspace}"]\ntrust_level = "trusted"\n'
-        f'[projects."{workspace.resolve()}"]\ntrust_level = "trusted"\n'
-        "[notice]\nhide_full_access_warning = true\n", encoding="utf-8")
+        trusted + "[notice]\nhide_full_access_warning = true\n", encoding="utf-8")
     provider = (f'model_providers.mock={{name="mock",base_url="{url}/v1",'
                 'wire_api="responses",env_key="OPENAI_API_KEY"}')
     argv = [_which("codex", env, agent_bin), "--dangerously-bypass-approvals-and-sandbox",
-            "-c", "model_provider=mock", "-c", "model=gpt-5.5", "-c", provider,
+            "-c", "model_provider=mock", "-c", "model=mock-model", "-c", provider,
             "-c", "check_for_update_on_startup=false"]
     run_env = {**env, "CODEX_HOME": str(codex_home), "OPENAI_API_KEY": _API_KEY}
     return Launch(tuple(argv), run_env, workspace, "Codex CLI (interactive) via scenarist llm")

@@ -55,6 +55,10 @@ def build_parser() -> Parser:
                         help="the screen has settled after this long without output (100)")
     parser.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
                         help="deadline of each wait for the screen (default 10 s)")
+    parser.add_argument("--typing-ms", type=float, default=None, metavar="MS",
+                        help="type one character every MS ms (default: all at once with the "
+                             "mock agent, 20 ms for real agents, whose TUIs take a fast burst "
+                             "for a paste)")
     parser.add_argument("--exit-timeout", type=float, default=10.0, metavar="S",
                         help="how long the program may take to exit when expect.exitCode is "
                              "set (default 10 s)")
@@ -88,6 +92,8 @@ def run_all(paths: Sequence[Path], options: RunOptions, jobs: int = 1,
 def _check(parser: Parser, args: argparse.Namespace) -> None:
     if args.jobs < 1:
         parser.error(f"-j must be at least 1, got {args.jobs}")
+    if args.typing_ms is not None and args.typing_ms < 0:
+        parser.error("--typing-ms must be >= 0")
     for name in ("settle_ms", "wait_timeout", "exit_timeout"):
         if not getattr(args, name) > 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0")
@@ -108,7 +114,8 @@ def _body(parser: Parser, args: argparse.Namespace) -> int:
                          update_golden=args.update_golden, defines=define_symbols(parser, args),
                          speed=clamp_speed(args.speed), agent=args.agent,
                          agent_bin=args.agent_bin, settle_ms=args.settle_ms,
-                         wait_timeout_s=args.wait_timeout, exit_timeout_s=args.exit_timeout)
+                         wait_timeout_s=args.wait_timeout, exit_timeout_s=args.exit_timeout,
+                         typing_ms=args.typing_ms)
     console = Console(stderr=False, highlight=False)
     results = run_all(paths, options, args.jobs, progress=sys.stdout.isatty())
     print_summary(results, console)

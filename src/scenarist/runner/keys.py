@@ -7,7 +7,9 @@ names case-insensitive: ``<Enter>``, ``<Esc>``, ``<Tab>``, ``<Up>``, ``<ctrl-c>`
 not a key name stays literal (``a<b`` types ``a<b``); ``<lt>`` types a literal ``<``.
 
 An input is either a *prompt* or *keystrokes*: text without any key is a prompt and is
-submitted with Enter (as a user types a message and presses Enter); text with at least one
+submitted with Enter (as a user types a message and presses Enter; the runner presses it
+once the typed text has settled on the screen, so a TUI does not take the burst for a
+paste); text with at least one
 key is sent exactly as written, so ``:wq<Enter>`` drives vim and ``<Space>`` pages ``less``
 without an extra Enter. The vocabulary is the one of Agent Harbor's TUI keymap (Enter/Return,
 Tab, Esc/Escape, Space, Backspace, Delete/Del, arrows, Home, End, PageUp/PgUp,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from scenarist.play import RealClock, iter_cues_sync
+from scenarist.play import RealClock, iter_cues_sync, iter_sync
 from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
@@ -51,6 +51,7 @@ from scenarist.scenario import (
     Assert,
     Beat,
     Complete,
+    LlmResponse,
     Log,
     Merge,
     Scenario,
@@ -69,6 +70,9 @@ __all__ = ["PLAYED_KINDS", "PumpingClock", "RunOptions", "golden_path", "run_sce
 #: Beat kinds the runner plays; the others belong to the agent.
 PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelSession",
                           "assert", "screenshot", "log", "status", "complete", "merge"})
+#: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
+_AFTER_AGENT = frozenset({"assert", "screenshot"})
+_AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
 _SPIN_MS = 2.0  # the last stretch of a wait is the play clock's own (precise) wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -87,6 +91,7 @@ class RunOptions:
     settle_ms: float = 100.0  # the screen has settled after this long without output
     wait_timeout_s: float = 10.0  # the deadline of every wait for the screen
     exit_timeout_s: float = 10.0  # how long the program may take to exit at the end
+    typing_ms: float | None = None  # between typed characters; None: 0 (mock), 20 (real agent)
 
 
 class PumpingClock:
@@ -136,6 +141,14 @@ class _Stamp:
         beat = self.beat
         return StepResult(beat.index, beat.kind, beat.at_ms, self.scheduled, self.fired, label,
                           outcome, message, checks, capture, golden, diff)
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """One character typed at ``at_ms`` from the start of typing (``typing_ms`` apart)."""
+
+    at_ms: float
+    data: bytes
 
 
 def safe_name(text: str) -> str:
@@ -274,16 +287,42 @@ class _Run:
         beats.append(_End(timeline.duration_ms))
         assert self.terminal is not None
         speed = self.options.speed
+        responses = [e.index for e in self.scenario.timeline if isinstance(e, LlmResponse)]
         for cue in iter_cues_sync(beats, clock=PumpingClock(self.terminal), speed=speed):
             if cue.index == 0:
                 self.t0 = cue.scheduled_ms - cue.beat.at_ms * speed
             beat = cue.beat
             if isinstance(beat, _End):
+                self._await_agent(len(responses), len(responses))
                 return
-            step = self._step(beat, cue.scheduled_ms - self.t0, cue.fired_ms - self.t0)
+            before = sum(i < beat.index for i in responses) if beat.kind in _AFTER_AGENT else 0
+            step = self._step(beat, cue.scheduled_ms - self.t0, cue.fired_ms - self.t0,
+                              (before, len(responses)))
             self.steps.append(step)
             step_log.write(json.dumps(_step_json(step)) + "\n")
             step_log.flush()
+
+    def _await_agent(self, before: int, total: int) -> None:
+        """Mode 2: a real agent keeps its own time, so an assert or screenshot written after
+        ``before`` model responses waits (bounded) until the agent has acted on them: it
+        asked for the next turn, or, after the last one, it got it and the screen settled.
+        The journal is read each time the screen settles."""
+        served = self.launch.turns_served if self.launch else None
+        if served is None or before == 0:
+            return
+        assert self.terminal is not None
+        needed = min(before + 1, total)
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        what = f"the agent acting on model response {before} of {total}"
+        while True:
+            self.terminal.settle(self.options.settle_ms, deadline, what)
+            if served() >= needed:
+                return
+            if self.terminal.clock.now_ms() >= deadline:
+                raise TerminalTimeout(f"{what} did not happen within the wait deadline "
+                                      f"(the model server answered {served()} turn(s))",
+                                      self.terminal.capture())
+            self.terminal.pump_until(self.terminal.clock.now_ms() + self.options.settle_ms)
 
     def _finish(self) -> int | None:
         """Check ``expect`` once the timeline has played; the exit code if it was awaited."""
@@ -310,9 +349,11 @@ class _Run:
 
     # -- one beat ----------------------------------------------------------------------
 
-    def _step(self, beat: Beat, scheduled: float, fired: float) -> StepResult:
+    def _step(self, beat: Beat, scheduled: float, fired: float,
+              responses: tuple[int, int]) -> StepResult:
         stamp = _Stamp(beat, scheduled, fired)
         try:
+            self._await_agent(*responses)
             return self._dispatch(beat, stamp)
         except TerminalTimeout as exc:
             return stamp.result(beat.kind, "failed", str(exc), capture=exc.capture)
@@ -328,7 +369,12 @@ class _Run:
             if entry.target not in (None, "tui", "cli"):
                 return stamp.result(entry.text, "skipped", f"for target {entry.target}")
             keys = parse_input(entry.text, self.terminal.application_cursor)
-            self.terminal.send(keys.data)
+            if keys.prompt:  # type, see it on the screen, then press Enter, as a user does:
+                self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
+                self._settled("the typed prompt")  # takes it for a paste (no submit)
+                self.terminal.send(keys.data[-1:])
+            else:
+                self._type(keys.data)
             how = "typed and submitted" if keys.prompt else "typed"
             return stamp.result(entry.text, "passed", how)
         if isinstance(event, UserEdits):
@@ -356,6 +402,21 @@ class _Run:
             return stamp.result(event.message, "passed", event.level)
         return stamp.result(kind, "skipped", "not played by the terminal runner; type the keys "
                             "that cancel in the program (<Esc>, <ctrl-c>) as a userInputs")
+
+    def _type(self, data: bytes) -> None:
+        """Send ``data`` at once, or one character every ``typing_ms`` (on the play clock),
+        for programs that treat a fast burst as a paste."""
+        assert self.terminal is not None
+        interval = self.options.typing_ms
+        if interval is None:
+            interval = 0.0 if self.options.agent == "mock" else _AGENT_TYPING_MS
+        if interval <= 0:
+            self.terminal.send(data)
+            return
+        keys = [_Key(n * interval, char.encode())
+                for n, char in enumerate(data.decode("utf-8", "surrogateescape"))]
+        for key in iter_sync(keys, clock=PumpingClock(self.terminal)):
+            self.terminal.send(key.data)
 
     def _settled(self, what: str, *, required: bool = True) -> ScreenCapture:
         assert self.terminal is not None
