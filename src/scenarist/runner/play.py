@@ -73,7 +73,7 @@ PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelS
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
-_SPIN_MS = 2.0  # the last stretch of a wait is the play clock's own (precise) wait
+_SPIN_MS = 5.0  # the last stretch of a wait is the play clock's own (precise) wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 

@@ -104,6 +104,15 @@ def _look(char: pyte.screens.Char) -> Look:
     return look if char.data.strip() else _visible(look)
 
 
+def _cell(char: pyte.screens.Char, cache: dict[pyte.screens.Char, tuple[Look, bool]]
+          ) -> tuple[Look, bool]:
+    """(look, blank) of a cell; a screen holds few distinct cells, so each is computed once."""
+    found = cache.get(char)
+    if found is None:
+        found = cache[char] = (_look(char), not char.data.strip())
+    return found
+
+
 def _row_runs(y: int, looks: list[tuple[Look, bool]]) -> list[StyleRun]:
     """Runs of equal look in one row; a blank that looks the same on screen as the run it
     sits in (a space between two bold words) does not break the run."""
@@ -132,11 +141,19 @@ def capture_screen(screen: pyte.Screen) -> ScreenCapture:
     """Read a pyte screen into a :class:`ScreenCapture` (wide characters count once)."""
     rows: list[str] = []
     styles: list[StyleRun] = []
+    cache: dict[pyte.screens.Char, tuple[Look, bool]] = {}
+    blank_row = " " * screen.columns
     for y in range(screen.lines):
         line = screen.buffer[y]
-        cells = [line[x] for x in range(screen.columns)]
-        rows.append("".join(char.data for char in cells))
-        styles += _row_runs(y, [(_look(char), not char.data.strip()) for char in cells])
+        if not line and _look(line.default) == _DEFAULT:  # nothing drawn on this row
+            rows.append(blank_row)
+            continue
+        get, default = line.get, line.default  # dict.get: no Python-level __missing__
+        cells = [get(x, default) for x in range(screen.columns)]
+        rows.append("".join([char.data for char in cells]))
+        distinct = {char: _cell(char, cache) for char in set(cells)}
+        if any(look != _DEFAULT for look, _ in distinct.values()):
+            styles += _row_runs(y, [distinct[char] for char in cells])
     return ScreenCapture(screen.columns, screen.lines, tuple(rows), tuple(styles),
                          (screen.cursor.y, screen.cursor.x))
 
