@@ -47,7 +47,7 @@ def test_every_scenario_passes_through_the_cli(tmp_path: Path) -> None:
     done = scenarist("run", str(SCENARIOS), "-j", "2", "--target", str(golden_copy(tmp_path)),
                      "--speed", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 passed, 0 failed of 6 scenario(s)" in done.stdout
+    assert "7 passed, 0 failed of 7 scenario(s)" in done.stdout
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Mode 1 end to end: a TUI written for the tests and real programs nobody here wrote (bc,
-python3 -i, vim, nano, less), driven by keystrokes, compared with the committed goldens.
+"""Mode 1 end to end: a TUI written for the tests, real programs nobody here wrote (bc,
+python3 -i, vim, nano, less) and the mock agent, driven by keystrokes, compared with the
+committed goldens.
 
 Every scenario runs through the ``scenarist_run`` pytest fixture, one per test, so
 ``pytest -n N`` (pytest-xdist) spreads them.
@@ -13,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runnerkit import SCENARIOS, golden_copy
+from runnerkit import SCENARIOS, golden_copy, write_scenario
 
 from scenarist.runner import RunResult
 
-PROGRAMS = ["todo_tui", "bc_sums", "python_repl", "vim_edit", "nano_edit", "less_paging"]
+PROGRAMS = ["todo_tui", "bc_sums", "python_repl", "vim_edit", "nano_edit", "less_paging",
+            "mock_agent"]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -62,3 +64,33 @@ def test_vim_saved_the_edit_and_the_user_command_committed_it(
     assert config == {"owner": "scenarist", "name": "demo", "debug": True}
     checks = [c for s in result.steps for c in s.checks]
     assert [c.label for c in checks][-1] == "git.commit messageContains 'debug on'"
+
+
+def test_a_host_program_starts_the_mock_agent_it_is_handed(
+        scenarist_run: Callable[..., RunResult], tmp_path: Path) -> None:
+    """Mode 1 with `ah`: the program under test launches $SCENARIST_AGENT_CMD (as a TUI that
+    runs an agent would); the prompt typed into the terminal reaches the agent."""
+    path = write_scenario(tmp_path, "hosted", """
+ah:
+  cmd: sh
+  flags: ['-c', 'echo "host: starting the agent"; eval exec "$SCENARIST_AGENT_CMD"']
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: "Write the file"
+  - llmResponse:
+      - assistant:
+          - [20, "Writing it."]
+  - writeFile:
+      path: out/hosted.txt
+      content: "written by the mock agent"
+  - baseTimeDelta: 300
+  - assert:
+      fs: {exists: [out/hosted.txt]}
+      text: {contains: ["host: starting the agent", "● writeFile out/hosted.txt"]}
+expect:
+  exitCode: 0
+""")
+    result = scenarist_run(path).raise_for_failure()
+    written = Path(result.log_dir) / "workspace" / "out" / "hosted.txt"
+    assert written.read_text() == "written by the mock agent"

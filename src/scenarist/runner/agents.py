@@ -71,11 +71,20 @@ def _scenario_path(scenario: Scenario) -> Path:
     return scenario.source_path
 
 
+def _package_root() -> str:
+    """The folder this ``scenarist`` is imported from, so the mock agent runs the same code."""
+    import scenarist
+
+    return str(Path(scenarist.__file__).resolve().parents[1])
+
+
 def mock_agent_argv(scenario: Scenario, workspace: Path, speed: float,
                     defines: Mapping[str, bool | int | str]) -> list[str]:
-    argv = [sys.executable, "-m", "scenarist", "agent", "--scenario",
-            str(_scenario_path(scenario)), "--scenario-name", scenario.name,
-            "--workspace", str(workspace), "--speed", repr(speed)]
+    """``env PYTHONPATH=… python -m scenarist agent …`` for this scenario and workspace."""
+    argv = ["env", f"PYTHONPATH={_package_root()}", sys.executable, "-m", "scenarist",
+            "agent", "--scenario",
+            str(_scenario_path(scenario).resolve()), "--scenario-name", scenario.name,
+            "--workspace", str(workspace.resolve()), "--speed", repr(speed)]
     for key, value in defines.items():
         argv += ["--define", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     return argv
@@ -116,15 +125,15 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
             yield Launch(tuple(mock), {**env, **extra}, workspace, "mock agent (scenarist agent)")
             return
         agent_env = {"SCENARIST_AGENT_CMD": shlex.join(mock),
-                     "SCENARIST_SCENARIO": str(_scenario_path(scenario)),
-                     "SCENARIST_WORKSPACE": str(workspace)}
+                     "SCENARIST_SCENARIO": str(_scenario_path(scenario).resolve()),
+                     "SCENARIST_WORKSPACE": str(workspace.resolve())}
         yield Launch(tuple(program), {**env, **agent_env, **extra}, workspace, shlex.join(program))
         return
     from scenarist.llm.process import run_server
 
-    with run_server(_scenario_path(scenario), "--scenario-speed", repr(speed),
+    with run_server(_scenario_path(scenario).resolve(), "--scenario-speed", repr(speed),
                     *[f"--define={k}={v}" for k, v in defines.items()],
-                    workspace=workspace) as server:
+                    workspace=workspace.resolve()) as server:
         url = server.base_url
 
         def served() -> int:

@@ -5,10 +5,10 @@ the workspace (``repo``) → start the program and wire its agent (:mod:`.agents
 timeline's user and test events on the shared clock (:mod:`scenarist.play`) while the screen
 is kept current → check ``expect`` → kill the program's whole session → write the logs.
 
-Time: the beats are played by :func:`scenarist.play.iter_cues_sync` against one absolute
-start, ``speed`` applied there. Its clock is a :class:`PumpingClock`, a real clock whose
-blocking wait reads the terminal until the beat is due, so the screen stays current and the
-program never blocks on a full pty while the runner waits.
+Time: the beats are paced by a :class:`scenarist.play.Schedule` (one absolute start,
+``speed`` applied there). Until a beat is nearly due the runner waits on the pty's readiness
+(reading output, so the screen stays current and the program never blocks on a full pty);
+the last few milliseconds are the schedule's own precise wait.
 
 What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
 patch with ``git apply``, ``userCommand`` runs a shell command in the workspace, ``assert``
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from scenarist.play import RealClock, iter_cues_sync, iter_sync
+from scenarist.play import RealClock, Schedule, pace_sync
 from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
@@ -65,7 +65,7 @@ from scenarist.scenario import (
     load_scenario,
 )
 
-__all__ = ["PLAYED_KINDS", "PumpingClock", "RunOptions", "golden_path", "run_scenario"]
+__all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
 
 #: Beat kinds the runner plays; the others belong to the agent.
 PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelSession",
@@ -73,7 +73,7 @@ PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelS
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
-_SPIN_MS = 5.0  # the last stretch of a wait is the play clock's own (precise) wait
+_SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -92,31 +92,6 @@ class RunOptions:
     wait_timeout_s: float = 10.0  # the deadline of every wait for the screen
     exit_timeout_s: float = 10.0  # how long the program may take to exit at the end
     typing_ms: float | None = None  # between typed characters; None: 0 (mock), 20 (real agent)
-
-
-class PumpingClock:
-    """The play clock for a run: real time, and every blocking wait reads the terminal.
-
-    Only blocking playback uses it (:func:`scenarist.play.iter_cues_sync`); its async wait
-    blocks too, as nothing else runs in a runner process.
-    """
-
-    def __init__(self, terminal: Terminal) -> None:
-        self._real = RealClock()
-        self._terminal = terminal
-
-    def now_ms(self) -> float:
-        return self._real.now_ms()
-
-    def now(self) -> float:
-        return self._real.now()
-
-    async def sleep_until(self, t_ms: float) -> None:
-        self.wait_until(t_ms)
-
-    def wait_until(self, t_ms: float) -> None:
-        self._terminal.pump_until(t_ms - _SPIN_MS)
-        self._real.wait_until(t_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,16 +263,19 @@ class _Run:
         assert self.terminal is not None
         speed = self.options.speed
         responses = [e.index for e in self.scenario.timeline if isinstance(e, LlmResponse)]
-        for cue in iter_cues_sync(beats, clock=PumpingClock(self.terminal), speed=speed):
-            if cue.index == 0:
-                self.t0 = cue.scheduled_ms - cue.beat.at_ms * speed
-            beat = cue.beat
+        clock = RealClock()
+        schedule = Schedule(clock, speed=speed)
+        self.t0 = schedule.start()
+        for beat in beats:
+            due = schedule.due_ms(beat.at_ms)
+            self.terminal.pump_until(due - _SPIN_MS)  # keep the screen current meanwhile
+            schedule.wait_sync(beat.at_ms)  # the last stretch: the play clock's precise wait
+            fired = clock.now_ms()
             if isinstance(beat, _End):
                 self._await_agent(len(responses), len(responses))
                 return
             before = sum(i < beat.index for i in responses) if beat.kind in _AFTER_AGENT else 0
-            step = self._step(beat, cue.scheduled_ms - self.t0, cue.fired_ms - self.t0,
-                              (before, len(responses)))
+            step = self._step(beat, due - self.t0, fired - self.t0, (before, len(responses)))
             self.steps.append(step)
             step_log.write(json.dumps(_step_json(step)) + "\n")
             step_log.flush()
@@ -343,6 +321,13 @@ class _Run:
                     f"ended (expected exit code {expect.exit_code}): {exc}"))
         else:
             self._settled("the screen at the end", required=False)
+            ended = self.terminal.exit_code
+            if ended is not None and ended != 0:
+                shown = [line for line in self.terminal.capture().lines if line][-5:]
+                self.expectations.append(CheckResult(
+                    "exit", "failed", f"the program exited with {ended} before the timeline "
+                    "ended (set expect.exitCode if that is expected); its last lines: "
+                    + " ⏎ ".join(shown)))
         if expect is not None:
             self.expectations += check_artifacts(expect.artifacts, self.workspace)
         return code
@@ -415,7 +400,7 @@ class _Run:
             return
         keys = [_Key(n * interval, char.encode())
                 for n, char in enumerate(data.decode("utf-8", "surrogateescape"))]
-        for key in iter_sync(keys, clock=PumpingClock(self.terminal)):
+        for key in pace_sync(keys, Schedule(RealClock())):
             self.terminal.send(key.data)
 
     def _settled(self, what: str, *, required: bool = True) -> ScreenCapture:

@@ -128,14 +128,14 @@ class Terminal:
         return got, exited or self.exit_code is not None
 
     def pump_until(self, deadline_ms: float) -> None:
-        """Keep the screen current until ``deadline_ms`` (returns at once when it has passed)."""
+        """Keep the screen current until ``deadline_ms``; return earlier only when there is
+        nothing left to watch (the program ended and its output is read)."""
         while True:
             left = deadline_ms - self.clock.now_ms()
             if left <= 0:
                 return
             if self.eof and (self.exit_code is not None or self._pidfd is None):
-                self.clock.wait_until(deadline_ms)  # nothing left to watch
-                return
+                return  # nothing left to watch
             self._watch(left)
 
     def drain(self) -> None:
@@ -269,7 +269,6 @@ class Terminal:
                 self.wait_exit(self.clock.now_ms() + _KILL_GRACE_MS)
             if self.exit_code is None:
                 _signal_group(self.pid, signal.SIGKILL)
-                self.process.wait()
                 self._reap()
         for pid in session_processes(self.pid):
             leftover.append(pid)
