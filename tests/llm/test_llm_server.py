@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from scenarist.llm.journal import Journal
 from scenarist.llm.script import (
     Check,
     ModelTurn,
@@ -431,7 +432,7 @@ def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
         asyncio.get_running_loop().create_task(other())
         batches = (Batch(0, b"a"), Batch(50, b"b"), Batch(120, b"c"))
         entry: dict[str, Any] = {}
-        owner: Any = type("Owner", (), {"active_streams": 0})()
+        owner: Any = type("Owner", (), {"active_streams": 0, "journal": Journal()})()
         await _PacedStream(batches, Schedule(clock), entry, owner)({}, receive, send)
         assert entry["completed"] is True
         return sent

@@ -40,7 +40,7 @@ from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
 from scenarist.llm.selection import Choice, SelectionError, Selector
-from scenarist.llm.workspace import Workspace, read_file
+from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import Api as WireApi
 from scenarist.wire import encode_body, encode_stream
 
@@ -219,6 +219,8 @@ class Answerer:
             return Answer(self._answer(request, served, notes), notes)
         except Rejected as exc:
             return exc.rejection(notes)
+        except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
+            return Rejection(403, f"scenarist: {exc}", notes=notes)
 
     def _answer(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
                 notes: Notes) -> Encoded:
@@ -278,13 +280,17 @@ class Answerer:
     def context(self, conv: Conversation, profile: Profile) -> Context:
         """What rendering needs from the request: the agent's vocabulary, cwd and tools."""
         cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
-        return Context(profile=profile, cwd=cwd, tools=conv.tool_names, read_text=read_file)
+        root = Workspace.of_agent(self.workspace, conv.cwd).root
+        return Context(profile=profile, cwd=cwd, tools=conv.tool_names, read_text=read_file,
+                       confine=lambda path: confine(root, path))
 
     def _encode(self, r: Rendering) -> Encoded:
         try:
             return self.encode(r)
         except EditError as exc:
             raise Rejected(409, f"scenarist: {exc}") from None
+        except OSError as exc:  # a target that is no regular file, or too large to read
+            raise Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
 
 
 def read(request: ModelRequest, notes: Notes) -> Conversation:

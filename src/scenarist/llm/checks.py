@@ -82,22 +82,32 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def _exists(path: str, ws: Workspace) -> Result:
-    ok = ws.exists(path)
+    try:
+        target = ws.path(path)
+    except WorkspaceError as exc:
+        return Result(f"fs.exists {path}", "failed", str(exc))
+    ok = target.exists()
     return Result(f"fs.exists {path}", _outcome(ok),
-                  f"{ws.path(path)} {'exists' if ok else 'does not exist'}")
+                  f"{target} {'exists' if ok else 'does not exist'}")
 
 
 def _not_exists(path: str, ws: Workspace) -> Result:
-    ok = not ws.exists(path)
+    try:
+        target = ws.path(path)
+    except WorkspaceError as exc:
+        return Result(f"fs.notExists {path}", "failed", str(exc))
+    ok = not target.exists()
     return Result(f"fs.notExists {path}", _outcome(ok),
-                  f"{ws.path(path)} {'does not exist' if ok else 'exists'}")
+                  f"{target} {'does not exist' if ok else 'exists'}")
 
 
 def _json_file(entry: JsonFileAssert, ws: Workspace) -> Result:
     label = f"json.file {entry.path}#{entry.pointer}"
-    target = ws.path(entry.path)
     try:
+        target = ws.path(entry.path)
         actual = json_pointer(json.loads(ws.read_text(entry.path)), entry.pointer)
+    except WorkspaceError as exc:
+        return Result(label, "failed", str(exc))
     except (OSError, ValueError, LookupError) as exc:
         return Result(label, "failed", f"{target}: {exc}")
     return Result(label, _outcome(json_equal(actual, entry.equals)),

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
     WIRE,
     AgentType,
@@ -41,16 +41,20 @@ from scenarist.llm.answer import (
 )
 from scenarist.llm.checks import failures, run_check
 from scenarist.llm.conversation import Api, Conversation
+from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Script
 from scenarist.llm.selection import SelectionError, Selector
-from scenarist.llm.workspace import Workspace
+from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine
 from scenarist.play import Clock, RealClock, Schedule, pace
 from scenarist.wire import SSE_HEADERS, error_body
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
-JOURNAL_LIMIT = 10_000
+CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
+# Bodies larger than this are answered on a worker thread: reading a 32 MiB conversation takes
+# tens of milliseconds of CPU that the event loop (every other stream's pacing) must not wait on.
+OFF_LOOP_BYTES = 256 * 1024
 
 
 @dataclass(slots=True)
@@ -76,7 +80,7 @@ class MockModelServer:
         self.scripts = tuple(scripts)
         self.selector = Selector(self.scripts)
         self.options = options or Options()
-        self.journal: deque[dict[str, Any]] = deque(maxlen=JOURNAL_LIMIT)
+        self.journal = Journal()
         self._served_errors: set[ErrorKey] = set()
         self._seq = 0
         self.active_streams = 0
@@ -138,7 +142,7 @@ class MockModelServer:
         query = scope.get("query_string", b"").decode("latin-1")
         raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
-            self.journal.append(
+            self.journal.record(
                 {
                     "seq": self._next_seq(),
                     "time": self.options.wall(),
@@ -205,14 +209,20 @@ class MockModelServer:
         if request.method == "DELETE":
             self.journal.clear()
             return JSONResponse({"cleared": True})
-        return JSONResponse({"requests": list(self.journal)})
+        return JSONResponse({"requests": list(self.journal), "dropped": self.journal.dropped})
 
     async def _check(self, request: Request) -> Response:
         """``POST /_scenarist/check?scenario=NAME&workspace=DIR`` (or the same as a JSON
         body): the scenario's asserts after its last model turn, evaluated now. 200 when all
-        hold, 422 when one fails (same body), 400/404 for a missing or unknown scenario."""
+        hold, 422 when one fails (same body), 400/404 for a missing or unknown scenario, 403
+        for a workspace outside ``--workspace``, 413 for a body over 64 KiB."""
         params: dict[str, Any] = dict(request.query_params)
-        raw = await request.body()
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > CHECK_BODY_LIMIT:
+                return _plain_error(413, f"request body is over {CHECK_BODY_LIMIT} bytes; send "
+                                         '{"scenario": NAME, "workspace": DIR}')
         if raw.strip():
             try:
                 body = orjson.loads(raw)
@@ -221,10 +231,15 @@ class MockModelServer:
             if not isinstance(body, dict):
                 return _plain_error(400, 'body: expected an object like {"scenario": "NAME"}')
             params.update(body)
+        for key in ("scenario", "workspace"):
+            if params.get(key) is not None and not isinstance(params[key], str):
+                return _plain_error(400, f"{key}: expected a string, got {json_kind(params[key])}")
         try:
             report = self.final_check(params.get("scenario"), params.get("workspace"))
         except SelectionError as exc:
             return _plain_error(exc.status, exc.message)
+        except OutsideWorkspace as exc:
+            return _plain_error(403, str(exc))
         return JSONResponse(report, status_code=200 if report["ok"] else 422)
 
     def final_check(
@@ -236,7 +251,10 @@ class MockModelServer:
         working directory the agent last reported for this scenario, else the server's.
         The report (also journalled): scenario, workspace, where it came from, ok, results."""
         script = self._script_named(scenario)
-        if workspace:
+        if workspace and self.options.workspace is not None:
+            root = confine(self.options.workspace, workspace, what="workspace")
+            source = "request"
+        elif workspace:
             root, source = Path(workspace), "request"
         elif self.options.workspace is not None:
             root, source = self.options.workspace, "--workspace"
@@ -262,7 +280,7 @@ class MockModelServer:
             "failed": len(failed),
             "results": [r.as_json() for r in results],
         }
-        self.journal.append(
+        self.journal.record(
             {
                 "seq": self._next_seq(),
                 "time": self.options.wall(),
@@ -287,14 +305,17 @@ class MockModelServer:
         for script in self.scripts:
             if script.name == name:
                 return script
-        raise SelectionError(f"scenarist: no scenario named {name!r}; loaded: {names}")
+        raise SelectionError(f"scenarist: no scenario named {clip(name, 200)!r}; loaded: {names}")
 
     async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
         raw = await self._read("messages", headers, receive)
         if isinstance(raw, Response):
             return raw
         try:
-            read_request_count(raw)
+            if len(raw) > OFF_LOOP_BYTES:
+                await asyncio.to_thread(read_request_count, raw)
+            else:
+                read_request_count(raw)
         except RequestError as exc:
             return self._error("messages", Rejection(exc.status, exc.message, param=exc.param))
         return JSONResponse({"input_tokens": estimate_tokens(len(raw))})
@@ -349,9 +370,13 @@ class MockModelServer:
             "path": path,
             "query": query,
         }
-        self.journal.append(entry)
+        self.journal.add(entry)
         request = ModelRequest(api, headers, raw, created=int(started))
-        result = self.answerer.answer(request, self._served_errors.__contains__)
+        served = self._served_errors.__contains__
+        if len(raw) > OFF_LOOP_BYTES:  # parsing it would hold every other client up
+            result = await asyncio.to_thread(self.answerer.answer, request, served)
+        else:
+            result = self.answerer.answer(request, served)
         entry.update(result.notes)
         if isinstance(result, Rejection):
             if result.served_error is not None:
@@ -361,9 +386,11 @@ class MockModelServer:
         encoded = result.encoded
         schedule = Schedule(self.options.clock, speed=self.options.speed)
         if encoded.body is None:
-            return _PacedStream(encoded.batches, schedule, entry, self)
-        # a non-streamed answer arrives when the stream would have ended
-        await schedule.wait(encoded.end_ms)
+            return _PacedStream(encoded.batches, schedule, entry, self)  # it settles the entry
+        try:  # a non-streamed answer arrives when the stream would have ended
+            await schedule.wait(encoded.end_ms)
+        finally:
+            self.journal.settle(entry)
         return Response(encoded.body, media_type="application/json")
 
     # ------------------------------------------------------------------ errors
@@ -381,6 +408,7 @@ class MockModelServer:
 
     def _fail(self, entry: dict[str, Any], api: Api, reply: Rejection) -> Response:
         entry.update(status=reply.status, error=reply.message)
+        self.journal.settle(entry)
         return self._error(api, reply)
 
     def _next_seq(self) -> int:
@@ -472,4 +500,5 @@ class _PacedStream(Response):
             self.entry["disconnected"] = True
         finally:
             self.owner.active_streams -= 1
+            self.owner.journal.settle(self.entry)
             watcher.cancel()
