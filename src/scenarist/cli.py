@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
     "agent": ("scenarist.agent.cli:main", "play a scenario as an agent: real tools in a workspace"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
+    "run": ("scenarist.runner.cli:main", "play scenarios against a CLI/TUI in a terminal"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"

@@ -6,7 +6,11 @@ Fixtures for tests of code that calls a model:
   (same keywords), in-process, nothing to stop;
 - ``scenarist_llm``: a factory, ``scenarist_llm("scenario.yaml", *extra_cli_args)`` → the base
   URL (``http://127.0.0.1:PORT``) of the mock model server (``scenarist llm``) started on a free
-  port in its own process group; every server a test starts is stopped after it.
+  port in its own process group; every server a test starts is stopped after it;
+- ``scenarist_run``: ``scenarist_run("scenario.yaml", **run_options)`` →
+  :class:`scenarist.runner.RunResult`: the scenario played against its program in a
+  pseudo-terminal (``scenarist run``), one per test, so pytest-xdist can spread a suite.
+  Options ``--scenarist-target``, ``--scenarist-update-golden``, ``--scenarist-speed``.
 
 Harnesses outside pytest start the server with :mod:`scenarist.llm.process` directly.
 """
@@ -48,3 +52,31 @@ def scenarist_llm() -> Iterator[Callable[..., str]]:
     finally:
         for server in running:
             server.stop()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("scenarist", "scenarist run (terminal scenarios)")
+    group.addoption("--scenarist-target", metavar="DIR", default=None,
+                    help="where scenarist_run keeps goldens and logs (default: tmp_path)")
+    group.addoption("--scenarist-update-golden", action="store_true", default=False,
+                    help="scenarist_run writes screenshots over their goldens")
+    group.addoption("--scenarist-speed", type=float, default=None, metavar="F",
+                    help="scenarist_run plays at this speed factor")
+
+
+@pytest.fixture
+def scenarist_run(request: pytest.FixtureRequest, tmp_path: Any) -> Callable[..., Any]:
+    """``scenarist_run(scenario, **RunOptions fields)`` → ``RunResult``."""
+    from scenarist.runner.pytest_entry import run_for_test
+
+    config = request.config
+    defaults: dict[str, Any] = {"target": config.getoption("--scenarist-target") or tmp_path,
+                                "update_golden": config.getoption("--scenarist-update-golden")}
+    speed = config.getoption("--scenarist-speed")
+    if speed is not None:
+        defaults["speed"] = speed
+
+    def run(scenario: str | os.PathLike[str], **options: Any) -> Any:
+        return run_for_test(scenario, defaults, **options)
+
+    return run

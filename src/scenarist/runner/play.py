@@ -1,0 +1,488 @@
+"""Play one scenario against a program in a terminal: the test executor's core.
+
+The flow of :func:`run_scenario`: load the scenario → pick the terminal profile → prepare
+the workspace (``repo``) → start the program and wire its agent (:mod:`.agents`) → play the
+timeline's user and test events on the shared clock (:mod:`scenarist.play`) while the screen
+is kept current → check ``expect`` → kill the program's whole session → write the logs.
+
+Time: the beats are paced by a :class:`scenarist.play.Schedule` (one absolute start,
+``speed`` applied there). Until a beat is nearly due the runner waits on the pty's readiness
+(reading output, so the screen stays current and the program never blocks on a full pty);
+the last few milliseconds are the schedule's own precise wait.
+
+What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
+patch with ``git apply``, ``userCommand`` runs a shell command in the workspace, ``assert``
+and ``screenshot`` wait for the screen to settle (bounded) and check or capture it
+(:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status`` update the run's
+in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent events belong to the
+agent (the mock agent, or ``scenarist llm`` for a real one) and are not played here.
+
+Directories (``target`` defaults to ``./target``)::
+
+    target/tmp/<runner>/<scenario>/<profile>/screenshots/<label>.golden   goldens
+    target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid>/      this run's logs:
+        workspace/ home/ pty.log steps.jsonl commands/ result.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from scenarist.play import RealClock, Schedule, pace_sync
+from scenarist.runner.agents import Launch, launch
+from scenarist.runner.asserts import check_artifacts, check_assert
+from scenarist.runner.errors import RunnerError
+from scenarist.runner.keys import KeyError_, parse_input
+from scenarist.runner.profile import TerminalProfile, load_profile
+from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
+from scenarist.runner.screen import ScreenCapture, golden_diff, golden_text
+from scenarist.runner.sessions import SessionStore
+from scenarist.runner.terminal import Terminal, TerminalTimeout
+from scenarist.runner.workspace import GIT_ENV, inside, prepare_workspace
+from scenarist.scenario import (
+    Assert,
+    Beat,
+    Complete,
+    LlmResponse,
+    Log,
+    Merge,
+    Scenario,
+    ScenarioError,
+    Screenshot,
+    Status,
+    UserCommand,
+    UserEdits,
+    UserInput,
+    compile_timeline,
+    load_scenario,
+)
+
+__all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
+
+#: Beat kinds the runner plays; the others belong to the agent.
+PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelSession",
+                          "assert", "screenshot", "log", "status", "complete", "merge"})
+#: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
+_AFTER_AGENT = frozenset({"assert", "screenshot"})
+_AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
+_SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How to run: the CLI's options (``scenarist run --help``) as one value."""
+
+    runner: str = "scenarist"
+    target: Path = Path("target")
+    update_golden: bool = False
+    defines: Mapping[str, bool | int | str] = field(default_factory=dict)
+    speed: float = 1.0
+    agent: str = "mock"
+    agent_bin: str | None = None
+    settle_ms: float = 100.0  # the screen has settled after this long without output
+    wait_timeout_s: float = 10.0  # the deadline of every wait for the screen
+    exit_timeout_s: float = 10.0  # how long the program may take to exit at the end
+    typing_ms: float | None = None  # between typed characters; None: 0 (mock), 20 (real agent)
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    """The end of the timeline, played like a beat so the agent's last events are waited for."""
+
+    at_ms: int
+    kind: str = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamp:
+    """A beat with its times, making its :class:`StepResult`."""
+
+    beat: Beat
+    scheduled: float
+    fired: float
+
+    def result(self, label: str, outcome: Outcome, message: str = "", *,
+               checks: tuple[CheckResult, ...] = (), capture: ScreenCapture | None = None,
+               golden: str | None = None, diff: str = "") -> StepResult:
+        beat = self.beat
+        return StepResult(beat.index, beat.kind, beat.at_ms, self.scheduled, self.fired, label,
+                          outcome, message, checks, capture, golden, diff)
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """One character typed at ``at_ms`` from the start of typing (``typing_ms`` apart)."""
+
+    at_ms: float
+    data: bytes
+
+
+def safe_name(text: str) -> str:
+    """``text`` as one path component (scenario names and screenshot labels)."""
+    return _UNSAFE.sub("_", text).strip("._") or "_"
+
+
+def profile_dir(options: RunOptions, scenario: str, profile: TerminalProfile) -> Path:
+    return options.target / "tmp" / safe_name(options.runner) / safe_name(scenario) / profile.id
+
+
+def golden_path(options: RunOptions, scenario: str, profile: TerminalProfile, label: str) -> Path:
+    """Where the golden of screenshot ``label`` lives (the spec's screenshot path scheme)."""
+    return profile_dir(options, scenario, profile) / "screenshots" / f"{safe_name(label)}.golden"
+
+
+def run_scenario(scenario: Scenario | str | os.PathLike[str],
+                 options: RunOptions | None = None) -> RunResult:
+    """Play ``scenario`` (a loaded one or a file) and return what happened.
+
+    Never raises for a scenario that fails or cannot run: the result says so (its
+    ``errors``), so a suite of scenarios always gets a full report.
+    """
+    opts = options or RunOptions()
+    started = time.monotonic()
+    if not isinstance(scenario, Scenario):
+        try:
+            scenario = load_scenario(Path(scenario), defines=dict(opts.defines))
+        except (ScenarioError, OSError) as exc:
+            return _broken(str(scenario), opts, str(exc), started)
+    try:
+        profile = load_profile(scenario.terminal_ref, scenario.source_path)
+    except RunnerError as exc:
+        return _broken(scenario.name, opts, str(exc), started, scenario.source_path)
+    return _Run(scenario, opts, profile).run(started)
+
+
+def _broken(name: str, opts: RunOptions, error: str, started: float,
+            path: Path | None = None) -> RunResult:
+    return RunResult(name=name, path=str(path or name), runner=opts.runner, profile="",
+                     outcome="failed", steps=(), expectations=(), errors=(error,),
+                     exit_code=None, duration_ms=(time.monotonic() - started) * 1000,
+                     log_dir="", final_screen=None)
+
+
+class _Run:
+    """The state of one run (one scenario, one program, one terminal)."""
+
+    def __init__(self, scenario: Scenario, options: RunOptions, profile: TerminalProfile) -> None:
+        self.scenario = scenario
+        self.options = options
+        self.profile = profile
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        self.log_dir = profile_dir(options, scenario.name, profile) / f"{stamp}-{os.getpid()}"
+        suffix = 1
+        while self.log_dir.exists():
+            suffix += 1
+            self.log_dir = self.log_dir.with_name(f"{stamp}-{os.getpid()}-{suffix}")
+        self.workspace = self.log_dir / "workspace"
+        self.home = self.log_dir / "home"
+        self.sessions = SessionStore(scenario.name)
+        self.steps: list[StepResult] = []
+        self.expectations: list[CheckResult] = []
+        self.errors: list[str] = []
+        self.replacements: dict[str, str] = {}
+        self.terminal: Terminal | None = None
+        self.launch: Launch | None = None
+        self.t0 = 0.0
+        self.commands = 0
+
+    # -- the run ---------------------------------------------------------------------
+
+    def run(self, started: float) -> RunResult:
+        self.log_dir.mkdir(parents=True)
+        self.home.mkdir()
+        for path in (self.workspace, self.home):
+            self.replacements[str(path)] = "$" + path.name.upper()
+            self.replacements[str(path.resolve())] = "$" + path.name.upper()
+        final: ScreenCapture | None = None
+        exit_code: int | None = None
+        leftover: list[int] = []
+        with (self.log_dir / "pty.log").open("wb") as transcript, \
+                (self.log_dir / "steps.jsonl").open("w", encoding="utf-8") as step_log:
+            try:
+                prepare_workspace(self.scenario.repo, self.workspace)
+                with launch(self.scenario, agent=self.options.agent, workspace=self.workspace,
+                            home=self.home, profile=self.profile, speed=self.options.speed,
+                            defines=self.options.defines,
+                            agent_bin=self.options.agent_bin) as how:
+                    self.launch = how
+                    self.terminal = self._start(how, transcript)
+                    try:
+                        self._ready()
+                        self._play(step_log)
+                        exit_code = self._finish()
+                    finally:
+                        final = self.terminal.capture()
+                        leftover = self.terminal.close()
+                        exit_code = self.terminal.exit_code if exit_code is None else exit_code
+            except RunnerError as exc:
+                self.errors.append(str(exc))
+            except Exception as exc:  # a bug of ours: still report the run, never hide it
+                self.errors.append(f"internal error: {type(exc).__name__}: {exc}")
+        outcomes: list[Outcome] = [s.outcome for s in self.steps]
+        outcomes += [c.outcome for c in self.expectations]
+        outcome: Outcome = "failed" if self.errors else worst(outcomes)
+        result = RunResult(
+            name=self.scenario.name, path=str(self.scenario.source_path or self.scenario.name),
+            runner=self.options.runner, profile=self.profile.id, outcome=outcome,
+            steps=tuple(self.steps), expectations=tuple(self.expectations),
+            errors=tuple(self.errors), exit_code=exit_code,
+            duration_ms=(time.monotonic() - started) * 1000, log_dir=str(self.log_dir),
+            final_screen=final, argv=self.launch.argv if self.launch else (),
+            sessions=self.sessions.rows(), leftover=tuple(leftover))
+        self.sessions.close()
+        _write_summary(result, self.log_dir / "result.json")
+        return result
+
+    def _start(self, how: Launch, transcript: BinaryIO) -> Terminal:
+        return Terminal(how.argv, cwd=how.cwd, env=how.env, width=self.profile.width,
+                        height=self.profile.height, transcript=transcript)
+
+    def _ready(self) -> None:
+        """Time 0 is when the program is ready, as a user starts typing when they see it
+        (:meth:`Terminal.ready`, bounded by the wait deadline)."""
+        assert self.terminal is not None
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        try:
+            self.terminal.ready(self.options.settle_ms, deadline)
+        except TerminalTimeout as exc:
+            raise RunnerError(f"the program did not become ready: {exc}") from exc
+
+    def _play(self, step_log: Any) -> None:
+        timeline = compile_timeline(self.scenario)
+        beats: list[Beat | _End] = [b for b in timeline.beats if b.kind in PLAYED_KINDS]
+        beats.append(_End(timeline.duration_ms))
+        assert self.terminal is not None
+        speed = self.options.speed
+        responses = [e.index for e in self.scenario.timeline if isinstance(e, LlmResponse)]
+        clock = RealClock()
+        schedule = Schedule(clock, speed=speed)
+        self.t0 = schedule.start()
+        for beat in beats:
+            due = schedule.due_ms(beat.at_ms)
+            self.terminal.pump_until(due - _SPIN_MS)  # keep the screen current meanwhile
+            schedule.wait_sync(beat.at_ms)  # the last stretch: the play clock's precise wait
+            fired = clock.now_ms()
+            if isinstance(beat, _End):
+                self._await_agent(len(responses), len(responses))
+                return
+            before = sum(i < beat.index for i in responses) if beat.kind in _AFTER_AGENT else 0
+            step = self._step(beat, due - self.t0, fired - self.t0, (before, len(responses)))
+            self.steps.append(step)
+            step_log.write(json.dumps(_step_json(step)) + "\n")
+            step_log.flush()
+
+    def _await_agent(self, before: int, total: int) -> None:
+        """Mode 2: a real agent keeps its own time, so an assert or screenshot written after
+        ``before`` model responses waits (bounded) until the agent has acted on them: it
+        asked for the next turn, or, after the last one, it got it and the screen settled.
+        The journal is read each time the screen settles."""
+        served = self.launch.turns_served if self.launch else None
+        if served is None or before == 0:
+            return
+        assert self.terminal is not None
+        needed = min(before + 1, total)
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        what = f"the agent acting on model response {before} of {total}"
+        while True:
+            self.terminal.settle(self.options.settle_ms, deadline, what)
+            if served() >= needed:
+                return
+            if self.terminal.clock.now_ms() >= deadline:
+                raise TerminalTimeout(f"{what} did not happen within the wait deadline "
+                                      f"(the model server answered {served()} turn(s))",
+                                      self.terminal.capture())
+            self.terminal.pump_until(self.terminal.clock.now_ms() + self.options.settle_ms)
+
+    def _finish(self) -> int | None:
+        """Check ``expect`` once the timeline has played; the exit code if it was awaited."""
+        assert self.terminal is not None
+        expect = self.scenario.expect
+        code: int | None = None
+        if expect is not None and expect.exit_code is not None:
+            deadline = self.terminal.clock.now_ms() + self.options.exit_timeout_s * 1000
+            try:
+                code = self.terminal.wait_exit(deadline)
+                self.expectations.append(CheckResult(
+                    "exitCode", "passed" if code == expect.exit_code else "failed",
+                    f"the program exited with {code}, expected {expect.exit_code}"))
+            except TerminalTimeout as exc:
+                self.expectations.append(CheckResult(
+                    "exitCode", "failed",
+                    f"still running {self.options.exit_timeout_s:g} s after the timeline "
+                    f"ended (expected exit code {expect.exit_code}): {exc}"))
+        else:
+            self._settled("the screen at the end", required=False)
+            ended = self.terminal.exit_code
+            if ended is not None and ended != 0:
+                shown = [line for line in self.terminal.capture().lines if line][-5:]
+                self.expectations.append(CheckResult(
+                    "exit", "failed", f"the program exited with {ended} before the timeline "
+                    "ended (set expect.exitCode if that is expected); its last lines: "
+                    + " ⏎ ".join(shown)))
+        if expect is not None:
+            self.expectations += check_artifacts(expect.artifacts, self.workspace)
+        return code
+
+    # -- one beat ----------------------------------------------------------------------
+
+    def _step(self, beat: Beat, scheduled: float, fired: float,
+              responses: tuple[int, int]) -> StepResult:
+        stamp = _Stamp(beat, scheduled, fired)
+        try:
+            self._await_agent(*responses)
+            return self._dispatch(beat, stamp)
+        except TerminalTimeout as exc:
+            return stamp.result(beat.kind, "failed", str(exc), capture=exc.capture)
+        except (RunnerError, KeyError_) as exc:
+            return stamp.result(beat.kind, "failed", str(exc))
+
+    def _dispatch(self, beat: Beat, stamp: _Stamp) -> StepResult:
+        assert self.terminal is not None
+        event = beat.event
+        kind = beat.kind
+        if kind == "userInputs":
+            entry: UserInput = beat.step
+            if entry.target not in (None, "tui", "cli"):
+                return stamp.result(entry.text, "skipped", f"for target {entry.target}")
+            keys = parse_input(entry.text, self.terminal.application_cursor)
+            if keys.prompt:  # type, see it on the screen, then press Enter, as a user does:
+                self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
+                self._settled("the typed prompt")  # takes it for a paste (no submit)
+                self.terminal.send(keys.data[-1:])
+            else:
+                self._type(keys.data)
+            how = "typed and submitted" if keys.prompt else "typed"
+            return stamp.result(entry.text, "passed", how)
+        if isinstance(event, UserEdits):
+            return self._user_edits(event, stamp)
+        if isinstance(event, UserCommand):
+            return self._user_command(event, stamp)
+        if isinstance(event, Assert):
+            capture = self._settled("the screen before an assert") if event.text_contains else None
+            checks = check_assert(event, self.workspace, capture, self.replacements)
+            outcome = worst([c.outcome for c in checks])
+            return stamp.result(f"{len(checks)} checks", outcome, checks=tuple(checks),
+                                capture=capture)
+        if isinstance(event, Screenshot):
+            return self._screenshot(event, stamp)
+        if isinstance(event, Status):
+            self.sessions.set_status(event.status)
+            return stamp.result(event.status, "passed", "session status set")
+        if isinstance(event, Complete):
+            self.sessions.complete(event.success)
+            return stamp.result("complete", "passed", "session completed")
+        if isinstance(event, Merge):
+            self.sessions.merge(event.merge)
+            return stamp.result("merge", "passed", "session kept in the listing")
+        if isinstance(event, Log):
+            return stamp.result(event.message, "passed", event.level)
+        return stamp.result(kind, "skipped", "not played by the terminal runner; type the keys "
+                            "that cancel in the program (<Esc>, <ctrl-c>) as a userInputs")
+
+    def _type(self, data: bytes) -> None:
+        """Send ``data`` at once, or one character every ``typing_ms`` (on the play clock),
+        for programs that treat a fast burst as a paste."""
+        assert self.terminal is not None
+        interval = self.options.typing_ms
+        if interval is None:
+            interval = 0.0 if self.options.agent == "mock" else _AGENT_TYPING_MS
+        if interval <= 0:
+            self.terminal.send(data)
+            return
+        keys = [_Key(n * interval, char.encode())
+                for n, char in enumerate(data.decode("utf-8", "surrogateescape"))]
+        for key in pace_sync(keys, Schedule(RealClock())):
+            self.terminal.send(key.data)
+
+    def _settled(self, what: str, *, required: bool = True) -> ScreenCapture:
+        assert self.terminal is not None
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        try:
+            self.terminal.settle(self.options.settle_ms, deadline, what)
+        except TerminalTimeout:
+            if required:
+                raise
+        return self.terminal.capture()
+
+    def _screenshot(self, event: Screenshot, stamp: _Stamp) -> StepResult:
+        capture = self._settled(f"the screen for screenshot {event.label!r}")
+        path = golden_path(self.options, self.scenario.name, self.profile, event.label)
+        actual = golden_text(capture, self.replacements)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self.options.update_golden or not path.exists():
+            new = not path.exists()
+            path.write_text(actual, encoding="utf-8")
+            return stamp.result(event.label, "passed", "new golden written" if new else
+                          "golden updated", capture=capture, golden=str(path))
+        diff = golden_diff(path.read_text(encoding="utf-8"), actual,
+                           expected_name=str(path), actual_name="screen")
+        if not diff:
+            return stamp.result(event.label, "passed", "matches the golden", capture=capture,
+                          golden=str(path))
+        path.with_suffix(".actual").write_text(actual, encoding="utf-8")
+        return stamp.result(event.label, "failed", "differs from the golden (rerun with "
+                      "--update-golden to accept the new screen)", capture=capture,
+                      golden=str(path), diff=diff)
+
+    def _user_edits(self, event: UserEdits, stamp: _Stamp) -> StepResult:
+        done = subprocess.run(["git", "apply", "--verbose", str(event.patch_path)],
+                              cwd=self.workspace, env={**os.environ, **GIT_ENV},
+                              capture_output=True, text=True, timeout=60, check=False)
+        if done.returncode != 0:
+            return stamp.result(event.patch, "failed",
+                          f"git apply {event.patch} failed: {done.stderr.strip()}")
+        return stamp.result(event.patch, "passed", done.stderr.strip())
+
+    def _user_command(self, event: UserCommand, stamp: _Stamp) -> StepResult:
+        cwd = inside(self.workspace, event.cwd or ".", "userCommand cwd")
+        env = {**(self.launch.env if self.launch else os.environ), **GIT_ENV}
+        self.commands += 1
+        log = self.log_dir / "commands" / f"{self.commands:03d}.log"
+        log.parent.mkdir(exist_ok=True)
+        try:
+            done = subprocess.run(event.cmd, shell=True, cwd=cwd, env=env, capture_output=True,
+                                  text=True, timeout=self.options.wait_timeout_s, check=False,
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired as exc:
+            return stamp.result(event.cmd, "failed", f"did not finish within "
+                          f"{self.options.wait_timeout_s:g} s: {exc}")
+        log.write_text(f"$ {event.cmd}\n{done.stdout}{done.stderr}[exit {done.returncode}]\n",
+                       encoding="utf-8")
+        output = (done.stdout + done.stderr).strip()
+        outcome: Outcome = "passed" if done.returncode == 0 else "failed"
+        return stamp.result(event.cmd, outcome, f"exit {done.returncode}" + (
+            f": {output[-500:]}" if output else ""))
+
+
+def _step_json(step: StepResult) -> dict[str, Any]:
+    return {"index": step.index, "kind": step.kind, "at_ms": step.at_ms,
+            "scheduled_ms": round(step.scheduled_ms, 3), "fired_ms": round(step.fired_ms, 3),
+            "label": step.label, "outcome": step.outcome, "message": step.message,
+            "checks": [{"label": c.label, "outcome": c.outcome, "message": c.message}
+                       for c in step.checks], "golden": step.golden, "diff": step.diff}
+
+
+def _write_summary(result: RunResult, path: Path) -> None:
+    """The spec's summary JSON (exitCode, snapshots, artifacts, assertions) plus the steps."""
+    if not path.parent.is_dir():
+        return
+    summary = {
+        "name": result.name, "outcome": result.outcome, "exitCode": result.exit_code,
+        "snapshots": [s.golden for s in result.steps if s.golden],
+        "artifacts": [c.label for c in result.expectations if c.label.startswith("artifact")],
+        "assertions": [{"label": c.label, "outcome": c.outcome, "message": c.message}
+                       for s in result.steps for c in s.checks],
+        "errors": list(result.errors), "failures": result.failures,
+        "steps": [_step_json(s) for s in result.steps], "argv": list(result.argv),
+        "sessions": [list(row) for row in result.sessions], "leftover": list(result.leftover),
+    }
+    path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

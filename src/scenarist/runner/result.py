@@ -1,0 +1,95 @@
+"""What a run found, as plain frozen data: checks, steps, and the run itself.
+
+Everything here pickles, so a worker process (``-j N``, pytest-xdist) hands its
+:class:`RunResult` back to the parent that writes the reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from scenarist.runner.screen import ScreenCapture
+
+__all__ = ["CheckResult", "Outcome", "RunResult", "StepResult", "worst"]
+
+Outcome = Literal["passed", "failed", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One assertion (or expectation) and what was found."""
+
+    label: str
+    outcome: Outcome
+    message: str
+    diff: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """One timeline beat the runner played: when it was due, when it ran, what came of it.
+
+    ``scheduled_ms``/``fired_ms`` are milliseconds from the start of playback (speed
+    applied); ``at_ms`` is the scenario's own time.
+    """
+
+    index: int
+    kind: str
+    at_ms: int
+    scheduled_ms: float
+    fired_ms: float
+    label: str
+    outcome: Outcome
+    message: str = ""
+    checks: tuple[CheckResult, ...] = ()
+    capture: ScreenCapture | None = None
+    golden: str | None = None  # path of the golden file (screenshots)
+    diff: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """One scenario played against one program in one terminal profile."""
+
+    name: str
+    path: str
+    runner: str
+    profile: str
+    outcome: Outcome
+    steps: tuple[StepResult, ...]
+    expectations: tuple[CheckResult, ...]
+    errors: tuple[str, ...]
+    exit_code: int | None
+    duration_ms: float
+    log_dir: str
+    final_screen: ScreenCapture | None
+    argv: tuple[str, ...] = ()
+    sessions: tuple[tuple[str, str, bool], ...] = ()  # (session, status, merged)
+    leftover: tuple[int, ...] = field(default=())  # pids that had to be killed at the end
+
+    def raise_for_failure(self) -> RunResult:
+        """This result, or an ``AssertionError`` listing every failure (for tests)."""
+        from scenarist.runner.pytest_entry import expect_passed
+
+        return expect_passed(self)
+
+    @property
+    def failures(self) -> list[str]:
+        """Every failure as one line: errors, failed steps, failed checks and expectations."""
+        lines = list(self.errors)
+        for step in self.steps:
+            failed = [c for c in step.checks if c.outcome == "failed"]
+            lines += [f"{step.kind} at {step.at_ms} ms: {c.label}: {c.message}" for c in failed]
+            if step.outcome == "failed" and not failed:
+                lines.append(f"{step.kind} {step.label} at {step.at_ms} ms: {step.message}")
+        lines += [f"expect {c.label}: {c.message}" for c in self.expectations
+                  if c.outcome == "failed"]
+        return lines
+
+
+def worst(outcomes: list[Outcome]) -> Outcome:
+    """failed if any failed, else passed if any passed, else skipped."""
+    if "failed" in outcomes:
+        return "failed"
+    return "passed" if "passed" in outcomes or not outcomes else "skipped"

@@ -1,0 +1,365 @@
+"""A program in a pseudo-terminal of a given size, its output kept on a VT screen (pyte).
+
+Every wait here is bounded by a deadline on the clock and is a wait for readiness: the pty
+(output to read) and a pidfd (the program exited) are watched with ``select`` until the
+deadline, so nothing sleeps a guessed amount. "The screen settled" means no output for
+``quiet_ms``; when a deadline passes first, :class:`TerminalTimeout` carries the screen as it
+was, so a failure shows what the user would have seen.
+
+The program is started as a session leader (ptyprocess does ``setsid``). :meth:`close`
+kills every process of that session (found in ``/proc``), not only the leader, so a shell's
+background jobs or an agent's tool processes never outlive a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import select
+import signal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+import ptyprocess
+import pyte
+
+from scenarist.play import RealClock
+from scenarist.runner.errors import RunnerError
+from scenarist.runner.screen import ScreenCapture, capture_screen, screen_text
+
+__all__ = [
+    "Terminal", "TerminalTimeout", "session_activity", "session_processes", "waiting_for_input",
+]
+
+_READ_SIZE = 65536
+_DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
+_KILL_GRACE_MS = 500.0
+
+
+class TerminalTimeout(RunnerError):
+    """A wait on the terminal passed its deadline; ``capture`` is the screen at that moment."""
+
+    def __init__(self, what: str, capture: ScreenCapture) -> None:
+        self.what = what
+        self.capture = capture
+        shown = screen_text(capture) or "(the screen is empty)"
+        framed = "\n".join("  │" + line for line in shown.splitlines())
+        super().__init__(f"{what}; the screen was:\n{framed}")
+
+
+class _Screen(pyte.Screen):
+    """pyte's screen, tolerant of xterm's private ``CSI ? … m`` / ``CSI > … m`` (modifyOtherKeys
+    queries that vim sends): they set no style, pyte would raise on them."""
+
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        if not private:
+            super().select_graphic_rendition(*attrs)
+
+
+class Terminal:
+    """``argv`` running in a ``width``×``height`` pty; output fed to a pyte screen."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], width: int,
+                 height: int, transcript: BinaryIO | None = None) -> None:
+        self.clock = RealClock()
+        self.screen = _Screen(width, height)
+        self.screen.write_process_input = self._answer  # type: ignore[method-assign]
+        self._stream = pyte.ByteStream(self.screen)
+        self._transcript = transcript
+        try:
+            self.process = ptyprocess.PtyProcess.spawn(
+                list(argv), cwd=str(cwd), env=dict(env), dimensions=(height, width))
+        except (OSError, ptyprocess.PtyProcessError) as exc:
+            raise RunnerError(f"cannot start {argv[0]!r} in a terminal: {exc}; check `ah.cmd` "
+                              "(the program must be on PATH or an existing path)") from exc
+        self.pid: int = self.process.pid
+        self._fd: int = self.process.fd
+        self._pidfd: int | None = _pidfd(self.pid)
+        self.eof = False
+        self.exit_code: int | None = None
+        self.last_output_ms = self.clock.now_ms()  # of the last output or input
+        self.bytes_read = 0
+        self._cpu_ticks = -1
+        self.emulator_errors: list[str] = []  # sequences the emulator could not take
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _answer(self, data: str) -> None:
+        """The emulator answers a query (device attributes, cursor position) to the program."""
+        with contextlib.suppress(OSError):
+            os.write(self._fd, data.encode())
+
+    def _read_available(self) -> bool:
+        """Read what the pty holds now; ``False`` at end of output (the program closed it)."""
+        try:
+            data = os.read(self._fd, _READ_SIZE)
+        except OSError as exc:
+            if exc.errno in (errno.EIO, errno.EBADF):
+                self.eof = True
+                return False
+            raise
+        if not data:
+            self.eof = True
+            return False
+        self.bytes_read += len(data)
+        self.last_output_ms = self.clock.now_ms()
+        if self._transcript is not None:
+            self._transcript.write(data)
+        try:
+            self._stream.feed(data)
+        except (TypeError, ValueError, KeyError, IndexError) as exc:  # pyte resets its parser
+            self.emulator_errors.append(f"{type(exc).__name__}: {exc}")
+        return True
+
+    def _watch(self, timeout_ms: float) -> tuple[bool, bool]:
+        """Wait up to ``timeout_ms`` for output or exit: (output was read, the program exited)."""
+        fds = [] if self.eof else [self._fd]
+        if self._pidfd is not None and self.exit_code is None:
+            fds.append(self._pidfd)
+        if not fds:
+            return False, self.exit_code is not None
+        ready, _, _ = select.select(fds, [], [], max(timeout_ms, 0.0) / 1000)
+        got = self._fd in ready and self._read_available()
+        exited = self._pidfd is not None and self._pidfd in ready
+        if exited:
+            self._reap()
+        return got, exited or self.exit_code is not None
+
+    def pump_until(self, deadline_ms: float) -> None:
+        """Keep the screen current until ``deadline_ms``; return earlier only when there is
+        nothing left to watch (the program ended and its output is read)."""
+        while True:
+            left = deadline_ms - self.clock.now_ms()
+            if left <= 0:
+                return
+            if self.eof and (self.exit_code is not None or self._pidfd is None):
+                return  # nothing left to watch
+            self._watch(left)
+
+    def drain(self) -> None:
+        """Read whatever output is already waiting, without waiting for more."""
+        while not self.eof and self._watch(0)[0]:
+            pass
+
+    def settle(self, quiet_ms: float, deadline_ms: float, what: str = "the screen") -> None:
+        """Return once no output came for ``quiet_ms`` and the program is idle, or it ended
+        and its output is read; raise :class:`TerminalTimeout` if that does not happen by
+        ``deadline_ms``.
+
+        Idle: no process of the program's session is running, and they used no CPU time
+        between two looks ``quiet_ms / 2`` apart (read from ``/proc``; a program that is
+        still starting or computing is not ready, even when it prints nothing). Idleness
+        cannot be waited for, so while the screen is quiet it is looked at every
+        ``quiet_ms / 2``, output still ending the wait at once.
+        """
+        while True:
+            now = self.clock.now_ms()
+            if self.eof:
+                return
+            wait = self.last_output_ms + quiet_ms - now
+            if wait <= 0 and self._watch(0)[0]:
+                continue  # output was waiting while this process was not running: not quiet
+            if wait <= 0:
+                if self._idle_since_last_look():
+                    return
+                wait = quiet_ms / 2
+            if now >= deadline_ms:
+                why = ("it keeps writing" if self.last_output_ms + quiet_ms > now
+                       else "it keeps running without waiting for input")
+                raise TerminalTimeout(f"{what} did not settle ({why}; settled means "
+                                      f"{quiet_ms:g} ms without output, the program idle) "
+                                      "within the wait deadline", self.capture())
+            self._watch(min(wait, deadline_ms - now))
+
+    def ready(self, quiet_ms: float, deadline_ms: float) -> None:
+        """Return once the program is ready for its user: settled (:meth:`settle`) and either
+        it drew something or one of its processes waits for input (``/proc/PID/wchan``:
+        blocked in read/poll/select/epoll). A program that prints nothing until spoken to
+        (``bc -q``) is ready when it waits to read; one still starting is not, even when it
+        is quiet for a moment. :class:`TerminalTimeout` at ``deadline_ms``."""
+        while True:
+            self.settle(quiet_ms, deadline_ms, "the program's first screen")
+            if self.eof or self.bytes_read > 0 or waiting_for_input(self.pid) is not False:
+                return
+            now = self.clock.now_ms()
+            if now >= deadline_ms:
+                raise TerminalTimeout("the program's first screen did not come (it has drawn "
+                                      "nothing and does not wait for input)", self.capture())
+            self._watch(min(quiet_ms / 2, deadline_ms - now))
+
+    def _idle_since_last_look(self) -> bool:
+        busy, ticks = session_activity(self.pid)
+        idle = not busy and ticks == self._cpu_ticks
+        self._cpu_ticks = ticks
+        return idle
+
+    def wait_exit(self, deadline_ms: float) -> int:
+        """The program's exit code once it exits (−N for signal N), reading output meanwhile;
+        :class:`TerminalTimeout` if it still runs at ``deadline_ms``."""
+        while self.exit_code is None:
+            now = self.clock.now_ms()
+            if now >= deadline_ms:
+                raise TerminalTimeout("the program did not exit before its deadline",
+                                      self.capture())
+            if self._pidfd is None and not self.process.isalive():
+                self._reap()
+                break
+            self._watch(deadline_ms - now if self._pidfd is not None else min(
+                deadline_ms - now, 50.0))
+        self.drain()
+        assert self.exit_code is not None
+        return self.exit_code
+
+    def _reap(self) -> None:
+        if self.exit_code is not None:
+            return
+        with contextlib.suppress(ptyprocess.PtyProcessError, ChildProcessError):
+            self.process.wait()
+        status = self.process.exitstatus
+        signalled = self.process.signalstatus
+        self.exit_code = int(status) if status is not None else -int(signalled or 0)
+
+    # -- writing, capturing, ending ------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        """Type ``data`` into the program (as keystrokes arrive from a terminal).
+
+        Input counts as activity: the screen settles only ``quiet_ms`` after the last
+        keystroke too, and the program has to be seen idle afresh (it may not have woken
+        up to read the keys yet)."""
+        self.last_output_ms = self.clock.now_ms()
+        self._cpu_ticks = -1
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._fd, view)
+            except BlockingIOError:
+                self._watch(10.0)  # let the program read: its input queue is full
+                continue
+            except OSError as exc:
+                raise RunnerError(f"cannot type into the program: {exc} (it has ended?)") from exc
+            view = view[written:]
+
+    @property
+    def application_cursor(self) -> bool:
+        """The program switched the cursor keys to application mode (DECCKM)."""
+        return _DECCKM in self.screen.mode
+
+    def capture(self) -> ScreenCapture:
+        return capture_screen(self.screen)
+
+    @property
+    def alive(self) -> bool:
+        return self.exit_code is None and bool(self.process.isalive())
+
+    def close(self) -> list[int]:
+        """Kill the program and every process of its session; the pids that had to be killed.
+
+        SIGHUP + SIGTERM to the group first (what closing a terminal does), SIGKILL to
+        whatever of the session is left after a short grace.
+        """
+        leftover: list[int] = []
+        if self.exit_code is None:
+            leftover.append(self.pid)
+            _signal_group(self.pid, signal.SIGHUP)
+            _signal_group(self.pid, signal.SIGTERM)
+            with contextlib.suppress(TerminalTimeout):
+                self.wait_exit(self.clock.now_ms() + _KILL_GRACE_MS)
+            if self.exit_code is None:
+                _signal_group(self.pid, signal.SIGKILL)
+                self._reap()
+        for pid in session_processes(self.pid):
+            leftover.append(pid)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self._pidfd_close()
+        with contextlib.suppress(OSError):
+            self.process.close(force=True)
+        return sorted(set(leftover))
+
+    def _pidfd_close(self) -> None:
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _pidfd(pid: int) -> int | None:
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        fd: int = opener(pid)
+    except OSError:
+        return None
+    return fd
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _session_stats(sid: int) -> dict[int, list[str]]:
+    """Pid → the ``/proc/PID/stat`` fields after the command name, for the live processes of
+    session ``sid`` (Linux; empty elsewhere). Zombies are left out. Plain ``os`` calls: this
+    reads every process's stat file, and pathlib made it several times slower."""
+    found: dict[int, list[str]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    marker = f" {sid} ".encode()
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            stat = os.read(fd, 4096)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if marker not in stat:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].decode().split()  # state, ppid, pgrp, session
+        if len(fields) > 14 and fields[0] not in "ZX" and int(fields[3]) == sid:
+            found[int(name)] = fields
+    return found
+
+
+def session_activity(sid: int) -> tuple[bool, int]:
+    """(a process of session ``sid`` is running or in disk I/O, the CPU clock ticks its
+    processes and their reaped children have used)."""
+    stats = _session_stats(sid).values()
+    busy = any(fields[0] in "RD" for fields in stats)
+    return busy, sum(int(f) for fields in stats for f in fields[11:15])
+
+
+_INPUT_WAITS = ("poll_schedule_timeout", "do_select", "core_sys_select", "ep_poll",
+                "do_epoll_wait", "n_tty_read", "wait_woken", "tty_read")
+
+
+def waiting_for_input(sid: int) -> bool | None:
+    """Whether a process of session ``sid`` is blocked waiting for input (read, poll, select,
+    epoll); ``None`` when the kernel does not say (``/proc/PID/wchan`` reads ``0``)."""
+    known = False
+    for pid in _session_stats(sid):
+        try:
+            wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
+        except OSError:
+            continue
+        if wchan and wchan != "0":
+            known = True
+            if wchan.startswith(_INPUT_WAITS):
+                return True
+    return False if known else None
+
+
+def session_processes(sid: int) -> list[int]:
+    """Pids of the live processes in session ``sid``."""
+    return sorted(_session_stats(sid))
