@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
+    "rest": ("scenarist.rest.cli:main", "serve the Agent Harbor REST API + SSE sessions"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"
