@@ -26,7 +26,8 @@ def read_stream(client: httpx.Client, sid: str, *, last_id: int | None = None,
     url = f"{API}/sessions/{sid}/events{query}"
     with connect_sse(client, "GET", url, headers=headers) as source:
         source.response.raise_for_status()
-        return [Frame(int(s.id), s.event, json.loads(s.data)) for s in source.iter_sse()]
+        return [Frame(int(s.id), s.event, json.loads(s.data)) for s in source.iter_sse()
+                if s.data]  # no data: a heartbeat comment (httpx-sse reports those too)
 
 
 async def aread_stream(client: httpx.AsyncClient, sid: str, *, last_id: int | None = None,
@@ -40,6 +41,8 @@ async def aread_stream(client: httpx.AsyncClient, sid: str, *, last_id: int | No
             return frames
         source.response.raise_for_status()
         async for s in source.aiter_sse():
+            if not s.data:
+                continue  # a heartbeat comment: httpx-sse reports it as an empty event
             frames.append(Frame(int(s.id), s.event, json.loads(s.data)))
             if stop_after is not None and len(frames) >= stop_after:
                 break

@@ -289,13 +289,13 @@ class RestServer:
         if row.status in FINAL_STATUSES and q.since >= await self.store.last_seq(row.id):
             return Response(status_code=204)  # nothing more will come: EventSource stops
         return EventSourceResponse(self._stream(row.id, q.since, q.dialect),
-                                   ping=self.options.heartbeat_s,
+                                   ping=self.options.heartbeat_s, sep="\n",
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 
     async def _stream(self, sid: str, after: int, dialect: Dialect
                       ) -> AsyncIterator[ServerSentEvent]:
-        last = after
+        last, quiet = after, False
         while True:
             batch = await self.store.events(sid, last, _BATCH)
             for event in batch:
@@ -306,11 +306,12 @@ class RestServer:
                 if '"status"' in event.data and is_final(event.body):
                     return
             if batch:
+                quiet = False
                 continue
-            row = await self.store.get(sid)
-            if row is None:
+            if quiet and await self.store.get(sid) is None:  # woken, yet nothing: deleted?
                 return
             await self.store.wait(sid, last, self.options.heartbeat_s)
+            quiet = True
 
     async def _event_page(self, row: SessionRow, types: Sequence[str], since: int,
                           until: int | None, page: int, per_page: int, descending: bool,

@@ -146,7 +146,8 @@ class Sessions:
     async def _watch(self) -> None:
         while True:
             await self.clock.sleep_until(self.clock.now_ms() + self.lease_ms / 2)
-            await self.adopt_orphans()
+            with suppress(Exception):  # a store hiccup: look again at the next tick
+                await self.adopt_orphans()
 
     def _play(self, sid: str) -> None:
         runner = _Runner(self, sid)
@@ -221,8 +222,11 @@ class _Runner:
             async for cue in player.cues():
                 planned = cue.beat
                 epoch = self.s.wall.epoch(cue.scheduled_ms)
-                seq = await self.s._append(self.sid, planned.body, epoch, self.pos,
-                                           self.s.replica)
+                try:
+                    seq = await self.s._append(self.sid, planned.body, epoch, self.pos,
+                                               self.s.replica)
+                except Exception:  # the store failed: let the lease lapse; whoever
+                    seq = None     # adopts the session resumes from the stored position
                 if seq is None:  # the lease went to another replica
                     self.stopped = True
                     return
@@ -307,7 +311,11 @@ class _Runner:
         store, replica, ttl = self.s.store, self.s.replica, self.s.lease_ms
         while True:
             await self.s.clock.sleep_until(self.s.clock.now_ms() + ttl / 3)
-            if not await store.lease(self.sid, replica, ttl):
+            try:
+                held = await store.lease(self.sid, replica, ttl)
+            except Exception:  # a store hiccup: the fenced appends keep it safe; retry
+                continue
+            if not held:
                 self.stopped = True
                 if self.player is not None:
                     self.player.cancel()
