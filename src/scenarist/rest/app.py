@@ -226,7 +226,8 @@ class RestServer:
     async def create_task(self, request: Request) -> Response:
         task = task_request(await self._body(request, self.options.body_limit))
         name = request.headers.get("x-scenario-name")
-        chosen = self.index.select(name=name, prompt=None if name else (task.text or None))
+        by_prompt = None if name or len(self.index) == 1 else (task.text or None)
+        chosen = self.index.select(name=name, prompt=by_prompt)  # a lone scenario always plays
         rows = [await self.sessions.create(chosen.name, {**task.fields, "prompt": task.prompt,
                                                           "agent": agent})
                 for agent in task.agents]
