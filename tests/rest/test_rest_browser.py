@@ -7,7 +7,7 @@ import httpx
 import pytest
 from conftest import SCENARIOS, rest_server
 from playwright.async_api import Route, async_playwright
-from sse import API, create, read_stream
+from sse import create, read_stream
 
 pytestmark = pytest.mark.browser
 
@@ -38,26 +38,26 @@ for (const name of ["status", "thinking", "tool_execution", "file_edit", "log"])
 
 
 async def test_event_source_in_chromium_renders_the_whole_session() -> None:
-    with rest_server("--speed", "0.2", scenarios=[SCENARIOS]) as srv:
-        with httpx.Client(base_url=srv.base_url) as client:
-            sid = create(client)
-            async with async_playwright() as pw:
-                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                try:
-                    page = await browser.new_page()
+    with rest_server("--speed", "0.2", scenarios=[SCENARIOS]) as srv, \
+            httpx.Client(base_url=srv.base_url) as client:
+        sid = create(client)
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
 
-                    async def serve_page(route: Route) -> None:
-                        await route.fulfill(body=PAGE, content_type="text/html")
+                async def serve_page(route: Route) -> None:
+                    await route.fulfill(body=PAGE, content_type="text/html")
 
-                    await page.route(f"{srv.base_url}/viewer*", serve_page)
-                    await page.goto(f"{srv.base_url}/viewer?sid={sid}")
-                    await page.wait_for_function("document.body.dataset.done === 'yes'",
-                                                 timeout=30_000)
-                    rendered = await page.eval_on_selector_all(
-                        "#events li", "items => items.map(i => [i.dataset.id, i.textContent])")
-                finally:
-                    await browser.close()
-            frames = read_stream(client, sid, query="?dialect=webui")
+                await page.route(f"{srv.base_url}/viewer*", serve_page)
+                await page.goto(f"{srv.base_url}/viewer?sid={sid}")
+                await page.wait_for_function("document.body.dataset.done === 'yes'",
+                                             timeout=30_000)
+                rendered = await page.eval_on_selector_all(
+                    "#events li", "items => items.map(i => [i.dataset.id, i.textContent])")
+            finally:
+                await browser.close()
+        frames = read_stream(client, sid, query="?dialect=webui")
     assert [int(i) for i, _ in rendered] == [f.id for f in frames]
     texts = [t for _, t in rendered]
     assert texts[:2] == ["status: queued", "status: running"]
