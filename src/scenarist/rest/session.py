@@ -231,8 +231,9 @@ class _Runner:
                     self.stopped = True
                     return
                 self.pos += 1
-                await self.s._record(self.sid, planned, planned.body, epoch,
-                                     position=self.pos)
+                if planned.kind in ("status", "merge") or planned.body["type"] == "status":
+                    await self.s._record(self.sid, planned, planned.body, epoch,
+                                         position=self.pos)
                 if is_final(planned.body):
                     return
             if self.jump is None or self.stopped:

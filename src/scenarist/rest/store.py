@@ -22,7 +22,8 @@ __all__ = ["SessionRow", "Store", "StoreUrlError", "StoredEvent", "open_store"]
 class SessionRow:
     """A session's state. Times are epoch milliseconds; ``t0_ms`` is when the scenario's
     time 0 was (or is) due, moved on by every pause, so any replica can resume the
-    schedule; ``position`` is how many planned events have been played."""
+    schedule; ``position`` is how many planned events had been played at the last status
+    change (the store's ``position()`` is the exact figure)."""
 
     id: str
     scenario: str
