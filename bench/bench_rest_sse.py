@@ -76,15 +76,24 @@ async def subscribe(port: int, path: str, late: list[float], stamps: list[float]
     return got
 
 
-async def create(port: int, n: int) -> list[str]:
+async def create(port: int, n: int, subscribers: int = 0, late: list[float] | None = None,
+                 stamps: list[float] | None = None) -> list[str]:
+    """Create ``n`` sessions; each gets ``subscribers`` readers as soon as it exists (a
+    session starts playing when created)."""
     import httpx
 
+    readers = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
         ids = []
         for _ in range(n):
             answer = await client.post("/api/v1/tasks", json={"prompt": "go"})
-            ids.append(answer.json()["session_ids"][0])
-        return ids
+            sid = answer.json()["session_ids"][0]
+            ids.append(sid)
+            readers += [asyncio.ensure_future(subscribe(
+                port, f"/api/v1/sessions/{sid}/events", late if late is not None else [],
+                stamps if stamps is not None else [])) for _ in range(subscribers)]
+    await asyncio.gather(*readers)
+    return ids
 
 
 def report(name: str, late: list[float], stamps: list[float], rss: float) -> dict[str, float]:
@@ -99,11 +108,9 @@ def report(name: str, late: list[float], stamps: list[float], rss: float) -> dic
 
 async def fan_out(port: int, pid: int, name: str, sessions: int, per_session: int
                   ) -> dict[str, float]:
-    ids = await create(port, sessions)
     late: list[float] = []
     stamps: list[float] = []
-    await asyncio.gather(*(subscribe(port, f"/api/v1/sessions/{sid}/events", late, stamps)
-                           for sid in ids for _ in range(per_session)))
+    await create(port, sessions, per_session, late, stamps)
     return report(name, late, stamps, peak_rss_mib(pid))
 
 
