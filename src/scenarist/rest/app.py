@@ -294,18 +294,23 @@ class RestServer:
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 
-    async def _stream(self, sid: str, after: int, dialect: Dialect
-                      ) -> AsyncIterator[ServerSentEvent]:
+    async def _stream(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
+        """The frames after ``after``, read from the store; each batch read is written at
+        once (one send for a catch-up of 500 events, not 500)."""
         last, quiet = after, False
         while True:
             batch = await self.store.events(sid, last, _BATCH)
+            frames = []
             for event in batch:
                 last = event.seq
                 frame = _frame(event, sid, dialect)
                 if frame is not None:
-                    yield frame
+                    frames.append(frame.encode())
                 if '"status"' in event.data and is_final(event.body):
+                    yield b"".join(frames)
                     return
+            if frames:
+                yield b"".join(frames)
             if batch:
                 quiet = False
                 continue
@@ -427,12 +432,12 @@ def _check_live(row: SessionRow, action: str) -> None:
 
 def _frame(event: StoredEvent, sid: str, dialect: Dialect) -> ServerSentEvent | None:
     if dialect == "typed":
-        return ServerSentEvent(data=event.data, id=str(event.seq))
+        return ServerSentEvent(data=event.data, id=str(event.seq), sep="\n")
     named = webui_event(event.body, sid)
     if named is None:
         return None
     return ServerSentEvent(data=orjson.dumps(named[1]).decode(), event=named[0],
-                           id=str(event.seq))
+                           id=str(event.seq), sep="\n")
 
 
 async def _http_problem(request: Request, exc: Exception) -> Response:
