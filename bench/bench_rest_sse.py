@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -238,5 +239,6 @@ if __name__ == "__main__":
     parser.add_argument("--step-ms", type=int, default=20)
     parser.add_argument("--history", type=int, default=100_000)
     parser.add_argument("--no-redis", action="store_true")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     asyncio.run(main(parser.parse_args()))
     os._exit(0)
