@@ -33,6 +33,10 @@ NOT_PACING: dict[tuple[str, str], str] = {
         "a backpressure window: reading resumes when the slowest pacing client catches up",
     ("hub/sessions.py", "AgentSession._arm_timer"): "the agent's run timeout",
     ("demo.py", "Agent.turn"): "a client honouring the server's retry-after before retrying",
+    ("rest/session.py", "Sessions._watch"):
+        "looks for orphaned sessions every half lease term; paces no output",
+    ("rest/session.py", "_Runner._renew"):
+        "renews a session's lease every third of its term; paces no output",
 }
 
 

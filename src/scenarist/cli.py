@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("scenarist.agent.cli:main", "play a scenario as an agent: real tools in a workspace"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
     "run": ("scenarist.runner.cli:main", "play scenarios against a CLI/TUI in a terminal"),
+    "rest": ("scenarist.rest.cli:main", "serve the Agent Harbor REST API + SSE sessions"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"

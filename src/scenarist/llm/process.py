@@ -125,10 +125,13 @@ def server_argv(
     workspace: PathArg | None = None,
     port: int = 0,
     python: str | None = None,
+    command: str = "llm",
 ) -> list[str]:
-    """``python -m scenarist llm --scenario ... --port PORT [--workspace DIR] ARGS``."""
+    """``python -m scenarist COMMAND --scenario ... --port PORT [--workspace DIR] ARGS``
+    (``command``: ``llm`` or another serving subcommand that prints ``listening on URL``,
+    e.g. ``rest``)."""
     paths = [scenarios] if isinstance(scenarios, str | os.PathLike) else list(scenarios)
-    argv = [python or sys.executable, "-m", "scenarist", "llm"]
+    argv = [python or sys.executable, "-m", "scenarist", command]
     for path in paths:
         argv += ["--scenario", str(Path(path))]
     argv += ["--port", str(port)]
@@ -144,6 +147,7 @@ def start_server(
     timeout_s: float = STARTUP_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
     cwd: PathArg | None = None,
+    command: str = "llm",
 ) -> RunningServer:
     """Start the server on a free loopback port; return once it printed its URL.
 
@@ -152,7 +156,7 @@ def start_server(
     ``timeout_s``; the child is stopped by then. Call :meth:`RunningServer.stop` afterwards,
     or use :func:`run_server`.
     """
-    argv = server_argv(scenarios, *args, workspace=workspace)
+    argv = server_argv(scenarios, *args, workspace=workspace, command=command)
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
@@ -208,11 +212,13 @@ def run_server(
     timeout_s: float = STARTUP_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
     cwd: PathArg | None = None,
+    command: str = "llm",
 ) -> Iterator[RunningServer]:
     """:func:`start_server` as a context manager: the process group is stopped when the block
     ends, also when it raises."""
     server = start_server(
-        scenarios, *args, workspace=workspace, timeout_s=timeout_s, env=env, cwd=cwd
+        scenarios, *args, workspace=workspace, timeout_s=timeout_s, env=env, cwd=cwd,
+        command=command,
     )
     try:
         yield server

@@ -1,0 +1,473 @@
+"""The HTTP layer: Starlette routes under ``/api/v1``, SSE session streams, problem+json for
+every failure. Each endpoint reads the request, asks :class:`Sessions` or the store, and
+renders with :mod:`scenarist.rest.render`; what can fail raises :class:`Problem`.
+
+SSE (``GET /sessions/{id}/events`` with ``Accept: text/event-stream``): every event carries
+``id: <seq>``; ``Last-Event-ID`` or ``?since=N`` resumes after N. Events are read from the
+store by seq (see :mod:`scenarist.rest.store`), so nothing is sent twice or lost; the stream
+ends after the session's final status; a client that already has everything gets ``204``
+(which tells an ``EventSource`` to stop reconnecting).
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
+from scenarist.rest.problems import Problem, problem_response
+from scenarist.rest.render import (
+    API,
+    diff_json,
+    file_changes,
+    links,
+    page_json,
+    public,
+    session_json,
+)
+from scenarist.rest.requests import (
+    event_query,
+    parse_json,
+    prompt_request,
+    prompt_text,
+    session_query,
+    task_request,
+)
+from scenarist.rest.session import Control, Sessions, iso
+from scenarist.rest.store import SessionRow, StoredEvent
+from scenarist.scenario.select import ScenarioIndex, SelectionError
+
+__all__ = ["Options", "RestServer"]
+
+PROMPT_LIMIT = 16 * 1024
+_BATCH = 500
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    api_key: str | None = None
+    cors: tuple[str, ...] = ()
+    heartbeat_s: float = 15.0
+    dialect: Dialect = "typed"
+    body_limit: int = 1024 * 1024
+    rate_per_minute: int = 0  # 0: no limit
+    version: str = "0"
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at_ms: float
+
+
+@dataclass
+class RestServer:
+    """The app for one replica. ``app`` is the ASGI application."""
+
+    sessions: Sessions
+    index: ScenarioIndex[Any]
+    options: Options = field(default_factory=Options)
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        middleware = []
+        if self.options.cors:
+            middleware.append(Middleware(
+                CORSMiddleware, allow_origins=list(self.options.cors),
+                allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+                allow_headers=["authorization", "content-type", "last-event-id",
+                               "idempotency-key", "x-scenario-name"],
+                expose_headers=["retry-after"]))
+        self.app = Starlette(routes=self.routes(), middleware=middleware,
+                             exception_handlers={HTTPException: _http_problem,
+                                                 Exception: _internal_problem})
+
+    @property
+    def store(self) -> Any:
+        return self.sessions.store
+
+    # -- routing ----------------------------------------------------------------------
+
+    def table(self) -> list[tuple[str, str, Handler, str]]:
+        """Every route: (method, path under /api/v1, handler, summary). ``openapi.json`` is
+        generated from this same table."""
+        s = "/sessions/{id}"
+        return [
+            ("POST", "/tasks", self.create_task, "create a task: one session per agent × count"),
+            ("GET", "/sessions", self.list_sessions, "list sessions (filters, pages)"),
+            ("GET", s, self.get_session, "one session"),
+            ("DELETE", s, self.delete_session, "terminate and remove a session"),
+            ("POST", s + "/stop", self.control("stop"), "stop a session"),
+            ("POST", s + "/pause", self.control("pause"), "pause a session's clock"),
+            ("POST", s + "/resume", self.control("resume"), "resume a paused session"),
+            ("POST", s + "/prompt", self.prompt, "send the session a prompt"),
+            ("GET", s + "/events", self.events, "SSE event stream, or JSON history by Accept"),
+            ("GET", s + "/logs", self.logs, "the session's log lines"),
+            ("GET", s + "/info", self.info, "fleet and endpoints of a session"),
+            ("GET", s + "/files", self.files, "files the session modified"),
+            ("GET", s + "/files/{path:path}", self.file, "one modified file"),
+            ("GET", s + "/diff", self.diff, "unified diffs of modified files"),
+            ("GET", s + "/diff/{path:path}", self.file_diff, "unified diff of one file"),
+            ("GET", "/agents", self.catalogue("agents"), "agent types"),
+            ("GET", "/runtimes", self.catalogue("runtimes"), "runtimes"),
+            ("GET", "/executors", self.catalogue("executors"), "execution hosts"),
+            ("GET", "/projects", self.catalogue("projects"), "projects"),
+            ("GET", "/repos", self.catalogue("repos"), "repositories"),
+            ("GET", "/workspaces", self.catalogue("workspaces"), "workspaces"),
+            ("GET", "/healthz", self.healthz, "liveness"),
+            ("GET", "/readyz", self.readyz, "readiness (the store answers)"),
+            ("GET", "/version", self.version, "server version"),
+            ("GET", "/openapi.json", self.openapi, "this document"),
+        ]
+
+    def routes(self) -> list[Route]:
+        grouped: dict[str, dict[str, Handler]] = {}
+        for method, path, handler, _ in self.table():
+            grouped.setdefault(API + path, {})[method] = handler
+        return [Route(path, self._dispatch(by_method), methods=list(by_method))
+                for path, by_method in grouped.items()]
+
+    def _dispatch(self, by_method: dict[str, Handler]) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            try:
+                self._check_key(request)
+                if request.method == "POST":
+                    self._check_rate(request)
+                return await by_method[request.method](request)
+            except Problem as problem:
+                return problem_response(problem)
+            except SelectionError as exc:
+                return problem_response(Problem(404, str(exc), title="No Such Scenario"))
+        return endpoint
+
+    def _check_key(self, request: Request) -> None:
+        key = self.options.api_key
+        if key is None or request.url.path in (f"{API}/healthz", f"{API}/readyz"):
+            return
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() not in ("apikey", "bearer") or not hmac.compare_digest(
+                token.strip().encode(), key.encode()):
+            raise Problem(401, "send 'Authorization: ApiKey KEY' or 'Authorization: Bearer "
+                          "KEY' with the server's --api-key",
+                          headers={"www-authenticate": 'ApiKey realm="scenarist"'})
+
+    def _check_rate(self, request: Request) -> None:
+        """A token bucket per client address for POSTs (``--rate-limit`` per minute)."""
+        rate = self.options.rate_per_minute
+        if rate <= 0:
+            return
+        who = request.client.host if request.client else "unknown"
+        now = self.sessions.clock.now_ms()
+        bucket = self.buckets.setdefault(who, _Bucket(float(rate), now))
+        bucket.tokens = min(float(rate), bucket.tokens + (now - bucket.at_ms) * rate / 60_000)
+        bucket.at_ms = now
+        if bucket.tokens < 1:
+            wait_s = max(1, int(-(-(1 - bucket.tokens) * 60 / rate // 1)))
+            raise Problem(429, f"more than {rate} POST requests per minute from {who}; "
+                          f"retry after {wait_s} s", headers={"retry-after": str(wait_s)})
+        bucket.tokens -= 1
+
+    # -- helpers ----------------------------------------------------------------------
+
+    async def _body(self, request: Request, limit: int) -> Any:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise Problem(413, f"the body is {declared} bytes; the limit is {limit}")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise Problem(413, f"the body is over the limit of {limit} bytes")
+            chunks.append(chunk)
+        kind = request.headers.get("content-type", "application/json").split(";")[0].strip()
+        if kind not in ("application/json", "") and not kind.endswith("+json"):
+            raise Problem(415, f"send the body as application/json, not {kind}")
+        return parse_json(b"".join(chunks))
+
+    async def _row(self, request: Request) -> SessionRow:
+        sid = request.path_params["id"]
+        row: SessionRow | None = await self.store.get(sid)
+        if row is None:
+            raise Problem(404, f"no session {sid!r}; list them with GET {API}/sessions",
+                          title="Session Not Found")
+        return row
+
+    async def _history(self, sid: str) -> list[StoredEvent]:
+        found: list[StoredEvent] = []
+        while batch := await self.store.events(sid, found[-1].seq if found else 0, 5000):
+            found += batch
+        return found
+
+    async def _changes(self, sid: str) -> list[dict[str, Any]]:
+        return file_changes(e.body for e in await self._history(sid))
+
+    async def _session_json(self, row: SessionRow) -> dict[str, Any]:
+        last = await self.store.last_seq(row.id)
+        recent = await self.store.events(row.id, max(0, last - 3), 3)
+        changes = await self._changes(row.id) if row.status in FINAL_STATUSES else []
+        return session_json(row, [e.body for e in recent], changes)
+
+    # -- tasks and sessions ----------------------------------------------------------------
+
+    async def create_task(self, request: Request) -> Response:
+        task = task_request(await self._body(request, self.options.body_limit))
+        name = request.headers.get("x-scenario-name")
+        by_prompt = None if name or len(self.index) == 1 else (task.text or None)
+        chosen = self.index.select(name=name, prompt=by_prompt)  # a lone scenario always plays
+        rows = [await self.sessions.create(chosen.name, {**task.fields, "prompt": task.prompt,
+                                                          "agent": agent})
+                for agent in task.agents]
+        ids = [row.id for row in rows]
+        first = links(ids[0])
+        return JSONResponse({"session_ids": ids, "status": "queued", "scenario": chosen.name,
+                             "links": first}, 201, headers={"location": first["self"]})
+
+    async def list_sessions(self, request: Request) -> Response:
+        q = session_query(request.query_params)
+        rows = [r for r in await self.store.rows()
+                if (r.status not in FINAL_STATUSES or r.merged)
+                and (not q.statuses or r.status in q.statuses)
+                and (q.agent is None or (r.task.get("agent") or {}).get("type") == q.agent)
+                and (q.project is None or r.task.get("projectId") == q.project)]
+        start = (q.page - 1) * q.per_page
+        items = [await self._session_json(r) for r in rows[start:start + q.per_page]]
+        return JSONResponse(page_json(items, len(rows), q.page, q.per_page))
+
+    async def get_session(self, request: Request) -> Response:
+        return JSONResponse(await self._session_json(await self._row(request)))
+
+    async def delete_session(self, request: Request) -> Response:
+        row = await self._row(request)
+        await self.sessions.delete(row.id)
+        return Response(status_code=204)
+
+    def control(self, action: Control) -> Handler:
+        async def handler(request: Request) -> Response:
+            row = await self._row(request)
+            _check_live(row, action)
+            if action == "pause" and row.paused_ms is not None:
+                raise Problem(409, f"session {row.id} is already paused")
+            if action == "resume" and row.paused_ms is None:
+                raise Problem(409, f"session {row.id} is not paused; pause it first")
+            await self.sessions.control(row, action)
+            row = await self._row(request)
+            return JSONResponse({"id": row.id, "status": row.status, "accepted": True}, 202)
+        return handler
+
+    async def prompt(self, request: Request) -> Response:
+        row = await self._row(request)
+        blocks = prompt_request(await self._body(request, PROMPT_LIMIT))
+        _check_live(row, "prompt")
+        if row.paused_ms is not None:
+            raise Problem(409, f"session {row.id} is paused; resume it before prompting")
+        await self.sessions.prompt(row, prompt_text(blocks))
+        return JSONResponse({"sessionId": row.id, "accepted": True,
+                             "ts": iso(self.sessions.wall.now())}, 202)
+
+    # -- events -----------------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        row = await self._row(request)
+        q = event_query(request.query_params, request.headers.get("last-event-id"),
+                        self.options.dialect)
+        if "text/event-stream" not in request.headers.get("accept", ""):
+            return await self._event_page(row, q.types, q.since, q.until, q.page, q.per_page,
+                                          q.descending, q.dialect)
+        if row.status in FINAL_STATUSES and q.since >= await self.store.last_seq(row.id):
+            return Response(status_code=204)  # nothing more will come: EventSource stops
+        return EventSourceResponse(self._stream(row.id, q.since, q.dialect),
+                                   ping=self.options.heartbeat_s, sep="\n",
+                                   headers={"cache-control": "no-store",
+                                            "x-accel-buffering": "no"})
+
+    async def _stream(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
+        """The frames after ``after``, read from the store; each batch read is written at
+        once (one send for a catch-up of 500 events, not 500)."""
+        last, quiet = after, False
+        while True:
+            batch = await self.store.events(sid, last, _BATCH)
+            frames = []
+            for event in batch:
+                last = event.seq
+                frame = _frame(event, sid, dialect)
+                if frame is not None:
+                    frames.append(frame.encode())
+                if '"status"' in event.data and is_final(event.body):
+                    yield b"".join(frames)
+                    return
+            if frames:
+                yield b"".join(frames)
+            if batch:
+                quiet = False
+                continue
+            if quiet and await self.store.get(sid) is None:  # woken, yet nothing: deleted?
+                return
+            await self.store.wait(sid, last, self.options.heartbeat_s)
+            quiet = True
+
+    async def _event_page(self, row: SessionRow, types: Sequence[str], since: int,
+                          until: int | None, page: int, per_page: int, descending: bool,
+                          dialect: Dialect) -> Response:
+        items = []
+        for event in await self._history(row.id):
+            body = event.body
+            if event.seq <= since or (until is not None and event.seq > until) or (
+                    types and body.get("type") not in types):
+                continue
+            if dialect == "webui":
+                named = webui_event(body, row.id)
+                if named is None:
+                    continue
+                body = {"event": named[0], **named[1]}
+            items.append({"id": event.seq, **body})
+        if descending:
+            items.reverse()
+        start = (page - 1) * per_page
+        return JSONResponse(page_json(items[start:start + per_page], len(items), page,
+                                      per_page))
+
+    async def logs(self, request: Request) -> Response:
+        row = await self._row(request)
+        tail = request.query_params.get("tail", "")
+        if tail and not tail.isdigit():
+            raise Problem(400, "tail must be a number of lines", errors={"tail": ["integer"]})
+        items = [{"level": b["level"], "message": b["message"], "ts": b["ts"],
+                  "tool_execution_id": b.get("tool_execution_id")}
+                 for b in (e.body for e in await self._history(row.id)) if b["type"] == "log"]
+        if tail:
+            items = items[-int(tail):] if int(tail) else []
+        return JSONResponse({"items": items, "total": len(items)})
+
+    async def info(self, request: Request) -> Response:
+        row = await self._row(request)
+        holder = "this replica" if row.id in self.sessions.runners else None
+        return JSONResponse({
+            "id": row.id, "status": row.status, "scenario": row.scenario,
+            "fleet": {"leader": self.sessions.replica if holder else None, "followers": []},
+            "endpoints": {"events": links(row.id)["events"]}})
+
+    async def files(self, request: Request) -> Response:
+        changes = await self._changes((await self._row(request)).id)
+        return JSONResponse({"items": [public(c) for c in changes], "total": len(changes)})
+
+    async def _change(self, request: Request) -> dict[str, Any]:
+        path = request.path_params["path"]
+        for change in await self._changes((await self._row(request)).id):
+            if change["path"] == path:
+                return change
+        raise Problem(404, f"the session has not modified {path!r}; see its /files")
+
+    async def file(self, request: Request) -> Response:
+        return JSONResponse(public(await self._change(request)))
+
+    async def file_diff(self, request: Request) -> Response:
+        return JSONResponse(diff_json(await self._change(request), _context(request)))
+
+    async def diff(self, request: Request) -> Response:
+        changes = await self._changes((await self._row(request)).id)
+        wanted = [p for p in request.query_params.get("files", "").split(",") if p]
+        if wanted:
+            changes = [c for c in changes if c["path"] in wanted]
+        items = [diff_json(c, _context(request)) for c in changes]
+        return JSONResponse({"items": items, "total": len(items)})
+
+    # -- catalogues and service ---------------------------------------------------------
+
+    def catalogue(self, name: str) -> Handler:
+        async def handler(request: Request) -> Response:
+            items = _CATALOGUES[name]
+            return JSONResponse({"items": items, "total": len(items)})
+        return handler
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok", "timestamp": iso(self.sessions.wall.now())})
+
+    async def readyz(self, request: Request) -> Response:
+        try:
+            await self.store.last_seq("readyz")
+        except Exception as exc:  # any store failure means not ready
+            raise Problem(503, f"the store ({self.store.url}) does not answer: {exc}",
+                          title="Not Ready") from None
+        return JSONResponse({"status": "ready", "store": self.store.url.split("@")[-1],
+                             "scenarios": len(self.index)})
+
+    async def version(self, request: Request) -> Response:
+        return JSONResponse({"version": self.options.version,
+                             "build_info": {"git_commit": None, "build_date": None},
+                             "server": "scenarist rest"})
+
+    async def openapi(self, request: Request) -> Response:
+        from scenarist.rest.openapi import openapi_document
+
+        doc = openapi_document([(m, API + p, s) for m, p, _, s in self.table()],
+                               self.options.version, api_key=self.options.api_key is not None)
+        return Response(orjson.dumps(doc), media_type="application/json")
+
+
+def _context(request: Request) -> int:
+    raw = request.query_params.get("context", "3")
+    if not raw.isdigit():
+        raise Problem(400, "context must be a number of lines", errors={"context": ["integer"]})
+    return int(raw)
+
+
+def _check_live(row: SessionRow, action: str) -> None:
+    if row.status in FINAL_STATUSES:
+        raise Problem(410, f"session {row.id} is {row.status}; it cannot {action} any more")
+
+
+def _frame(event: StoredEvent, sid: str, dialect: Dialect) -> ServerSentEvent | None:
+    if dialect == "typed":
+        return ServerSentEvent(data=event.data, id=str(event.seq), sep="\n")
+    named = webui_event(event.body, sid)
+    if named is None:
+        return None
+    return ServerSentEvent(data=orjson.dumps(named[1]).decode(), event=named[0],
+                           id=str(event.seq), sep="\n")
+
+
+async def _http_problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        detail = f"no route {request.url.path}; the API lives under {API} (see {API}/openapi.json)"
+    elif exc.status_code == 405:
+        detail = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        detail = str(exc.detail)
+    return problem_response(Problem(exc.status_code, detail, headers=exc.headers))
+
+
+async def _internal_problem(request: Request, exc: Exception) -> Response:
+    return problem_response(Problem(500, f"internal error: {type(exc).__name__}: {exc}"))
+
+
+_CATALOGUES: dict[str, list[dict[str, Any]]] = {
+    "agents": [{"type": "mock", "versions": ["scenario"], "settingsSchemaRef": None},
+               {"type": "claude-code", "versions": ["latest"], "settingsSchemaRef": None},
+               {"type": "codex", "versions": ["latest"], "settingsSchemaRef": None}],
+    "runtimes": [{"type": "local", "images": [], "paths": [], "sandboxProfiles": ["default"]},
+                 {"type": "devcontainer", "images": ["mcr.microsoft.com/devcontainers/base"],
+                  "paths": [".devcontainer/devcontainer.json"], "sandboxProfiles": []},
+                 {"type": "disabled", "images": [], "paths": [], "sandboxProfiles": []}],
+    "executors": [{"id": "local", "os": "linux", "arch": "x86_64",
+                   "snapshotCapabilities": ["git"], "health": "ok"}],
+    "projects": [{"id": "default", "displayName": "Default project"}],
+    "repos": [{"id": "example", "displayName": "example", "scmProvider": "git",
+               "remoteUrl": "https://example.invalid/example.git", "defaultBranch": "main",
+               "lastUsedAt": None}],
+    "workspaces": [],
+}

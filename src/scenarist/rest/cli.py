@@ -1,0 +1,149 @@
+"""``scenarist rest``: serve Agent Harbor's REST API with SSE session streams, played from
+scenarios.
+
+    scenarist rest --scenario PATH... [--host 127.0.0.1] [--port 38180]
+                   [--store sqlite:// | sqlite:///FILE | redis://HOST:PORT/N] [--speed F]
+                   [--define K=V ...] [--cors ORIGIN ...] [--api-key KEY]
+                   [--dialect typed|webui] [--heartbeat S] [--rate-limit N]
+
+Prints ``listening on http://HOST:PORT`` (flushed) once the store is open and the socket
+accepts connections; ``--port 0`` picks a free port. SIGTERM or Ctrl-C stops it (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 38180
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="scenarist rest",
+        description="Serve Agent Harbor's REST API; every task plays a scenario as a session "
+        "whose events stream over SSE.")
+    p.add_argument("--scenario", action="append", required=True, metavar="PATH",
+                   help="scenario file or directory (repeatable)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port; 0 picks a free one (default {DEFAULT_PORT})")
+    p.add_argument("--store", default="sqlite://", metavar="URL",
+                   help="sqlite:// (memory, default), sqlite:///FILE or redis://HOST:PORT/N")
+    p.add_argument("--speed", type=float, default=1.0, metavar="F",
+                   help="multiply every scenario delay by F (0.1 = ten times faster)")
+    p.add_argument("--define", action="append", default=[], metavar="K=V",
+                   help="rule symbol (repeatable; else $AH_SCENARIO_DEFINES)")
+    p.add_argument("--cors", nargs="+", action="extend", default=[], metavar="ORIGIN",
+                   help="allow these browser origins (CORS is off unless named)")
+    p.add_argument("--api-key", metavar="KEY",
+                   help="require 'Authorization: ApiKey KEY' (or Bearer KEY)")
+    p.add_argument("--dialect", choices=("typed", "webui"), default="typed",
+                   help="event dialect when a request names none (?dialect=)")
+    p.add_argument("--heartbeat", type=float, default=15.0, metavar="S",
+                   help="seconds between SSE heartbeat comments (default 15)")
+    p.add_argument("--rate-limit", type=int, default=0, metavar="N",
+                   help="POST requests per minute per client; more get 429 (default: no limit)")
+    p.add_argument("--lease-ms", type=int, default=3000, metavar="MS",
+                   help="how long a replica's claim on a session lasts unrenewed (default 3000)")
+    return p
+
+
+def argument_problem(args: argparse.Namespace) -> str | None:
+    if not args.speed >= 0:
+        return f"--speed must be >= 0 (0.1 = ten times faster), got {args.speed:g}"
+    if not 0 <= args.port <= 65535:
+        return f"--port must be 0-65535 (0 = any free port), got {args.port}"
+    if not args.heartbeat > 0:
+        return f"--heartbeat must be > 0 seconds, got {args.heartbeat:g}"
+    if args.rate_limit < 0:
+        return f"--rate-limit must be >= 0 (0 = no limit), got {args.rate_limit}"
+    if args.lease_ms < 100:
+        return f"--lease-ms must be >= 100, got {args.lease_ms}"
+    bad = [o for o in args.cors if o != "*" and not o.startswith(("http://", "https://"))]
+    if bad:
+        return f"--cors {bad[0]!r}: name an origin like http://localhost:3000 (or *)"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    problem = argument_problem(args)
+    if problem is not None:
+        print(f"scenarist rest: {problem}", file=sys.stderr)
+        return 2
+    from scenarist.rest.store import StoreUrlError, open_store
+    from scenarist.scenario import ScenarioError, load_scenarios, parse_defines
+
+    try:
+        store = open_store(args.store)
+        scenarios = load_scenarios([Path(p) for p in args.scenario],
+                                   defines=parse_defines(list(args.define)))
+    except (StoreUrlError, ValueError) as exc:
+        print(f"scenarist rest: {exc}", file=sys.stderr)
+        return 2
+    except ScenarioError as exc:
+        print(f"scenarist rest: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"scenarist rest: cannot read scenarios: {exc}", file=sys.stderr)
+        return 1
+    if not scenarios:
+        print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
+              "scenario files or directories that contain *.yaml files", file=sys.stderr)
+        return 1
+    from scenarist.llm.cli import bind
+
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        print(f"scenarist rest: cannot listen on {args.host}:{args.port}: "
+              f"{exc.strerror or exc}; pick another --port (0 = any free port)", file=sys.stderr)
+        return 1
+    return asyncio.run(serve(scenarios, store, sock, args))
+
+
+async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
+                args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from scenarist import __version__
+    from scenarist.llm.cli import _quiet_server_class
+    from scenarist.play import RealClock, clamp_speed
+    from scenarist.rest.app import Options, RestServer
+    from scenarist.rest.events import plan_session
+    from scenarist.rest.session import Sessions
+    from scenarist.scenario import compile_timeline
+    from scenarist.scenario.select import ScenarioIndex
+
+    index = ScenarioIndex(scenarios).prepare()
+    plans = {name: plan_session(compile_timeline(s))
+             for name in index.names if (s := index.by_name(name)) is not None}
+    try:
+        await store.open()
+    except Exception as exc:  # a store that cannot be reached is the user's to fix
+        print(f"scenarist rest: cannot open the store {args.store}: {exc}", file=sys.stderr)
+        return 1
+    sessions = Sessions(store, plans, clock=RealClock(), speed=clamp_speed(args.speed),
+                        lease_ms=args.lease_ms)
+    options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
+                      dialect=args.dialect, rate_per_minute=args.rate_limit,
+                      version=__version__)
+    server = RestServer(sessions, index, options)
+    await sessions.start()
+    config = uvicorn.Config(server.app, log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=2, proxy_headers=False)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"listening on http://{shown}:{port}", flush=True)
+    try:
+        await _quiet_server_class()(config).serve(sockets=[sock])
+    finally:
+        await sessions.close()
+        await store.close()
+    return 0

@@ -1,0 +1,44 @@
+"""``scenarist rest`` usage errors: a clear message and exit 2 (1 for unreadable scenarios),
+before anything is bound or served."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SCENARIOS
+
+from scenarist.llm.process import ServerStartError, start_server
+from scenarist.rest.cli import main
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--speed", "-1"], "--speed must be >= 0"),
+    (["--port", "70000"], "--port must be 0-65535"),
+    (["--heartbeat", "0"], "--heartbeat must be > 0"),
+    (["--cors", "localhost:3000"], "name an origin like http://localhost:3000"),
+    (["--store", "postgres://db"], "use sqlite:// (memory), sqlite:///FILE or redis://"),
+    (["--store", "sqlite://rel.db"], "three slashes"),
+    (["--define", "=x"], ""),
+])
+def test_usage_errors_exit_2(flags: list[str], message: str,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--scenario", str(SCENARIOS), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("scenarist rest: ") and message in err
+
+
+def test_bad_scenario_names_file_line_and_exits_1(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ntimeline:\n  - status: 5\n  - nonsense: {}\n")
+    assert main(["--scenario", str(bad)]) == 1
+    assert f"{bad}:" in capsys.readouterr().err
+    assert main(["--scenario", str(tmp_path / "empty-dir-does-not-exist")]) == 1
+
+
+def test_unreachable_redis_is_reported_not_a_traceback() -> None:
+    with pytest.raises(ServerStartError) as failed:
+        start_server(SCENARIOS, "--store", "redis://127.0.0.1:1/0", command="rest").stop()
+    assert "cannot open the store redis://127.0.0.1:1/0" in failed.value.stderr
+    assert "Traceback" not in failed.value.stderr
