@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import SCENARIOS, rest_server
 from playwright.async_api import Route, async_playwright
 from sse import create, read_stream
+
+from conftest import SCENARIOS, rest_server
 
 pytestmark = pytest.mark.browser
 

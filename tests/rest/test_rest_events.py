@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, SCENARIOS
 
+from conftest import EXAMPLE, SCENARIOS
 from scenarist.rest.events import (
     FINAL_STATUSES,
     diff_event,

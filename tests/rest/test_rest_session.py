@@ -8,7 +8,6 @@ from datetime import datetime
 from pathlib import Path
 
 from conftest import SCENARIOS
-
 from scenarist.play import VirtualClock
 from scenarist.rest.events import Planned, plan_session
 from scenarist.rest.session import Sessions, Wall, iso
