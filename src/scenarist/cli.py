@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
+    "acp": ("scenarist.acp.cli:acp_main", "run the mock ACP agent on stdio"),
+    "acp-test": ("scenarist.acp.cli:acp_test_main", "play a scenario's client side against an ACP agent"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"
