@@ -20,7 +20,9 @@ from acpkit import (
     write_scenario,
 )
 
+from scenarist.acp.client import AcpTestOptions, format_report, run_report
 from scenarist.acp.workspace import Workspace
+from scenarist.scenario import load_scenario
 
 
 def acp_test(scenario: Path, agent_scenario: Path | None = None, *extra: str
@@ -33,17 +35,25 @@ def acp_test(scenario: Path, agent_scenario: Path | None = None, *extra: str
         env=child_env(), capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.parametrize("name", [*ACP_EXAMPLES, "tool-tour"])
-def test_examples_pass_against_scenarist_acp(name: str, tmp_path: Path) -> None:
+def test_the_cli_passes_an_example_and_writes_transcript_and_junit(tmp_path: Path) -> None:
     transcript, junit = tmp_path / "t.jsonl", tmp_path / "junit.xml"
-    done = acp_test(EXAMPLES / f"{name}.yaml", None, "--transcript", str(transcript),
+    done = acp_test(EXAMPLES / "acp-capabilities.yaml", None, "--transcript", str(transcript),
                     "--junit", str(junit), "--cwd", str(tmp_path / "ws"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"PASS {name}: initialize" in done.stdout and "0 failed" in done.stdout
-    messages = read_transcript(transcript)
-    assert validate_messages(messages) > 4
+    assert "PASS acp-capabilities: initialize" in done.stdout and "0 failed" in done.stdout
+    assert validate_messages(read_transcript(transcript)) > 4
     suite = ET.parse(junit).getroot()
     assert suite.get("failures") == "0" and int(suite.get("tests", "0")) >= 3
+
+
+@pytest.mark.parametrize("name", [*ACP_EXAMPLES, "tool-tour"])
+async def test_examples_pass_against_scenarist_acp(name: str, tmp_path: Path) -> None:
+    path = EXAMPLES / f"{name}.yaml"
+    command = agent_command("--speed", "0.01", "--scenario", str(path))
+    report = await run_report(load_scenario(path), AcpTestOptions(
+        command=tuple(command), cwd=tmp_path, speed=0.01, timeout=60, env=child_env()))
+    assert report.ok, format_report(report)
+    assert validate_messages(report.transcript) > 4
 
 
 def test_a_different_answer_fails_with_the_difference(tmp_path: Path) -> None:

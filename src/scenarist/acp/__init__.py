@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scenarist.acp.agent import AgentOptions, ScenarioAgent
-    from scenarist.acp.client import TestOptions, TestReport, run_test
+    from scenarist.acp.client import AcpTestOptions, AcpTestReport, run_test
 
-__all__ = ["AgentOptions", "ScenarioAgent", "TestOptions", "TestReport", "run_test"]
+__all__ = ["AgentOptions", "ScenarioAgent", "AcpTestOptions", "AcpTestReport", "run_test"]
 
-_WHERE = {"AgentOptions": "agent", "ScenarioAgent": "agent", "TestOptions": "client",
-          "TestReport": "client", "run_test": "client"}
+_WHERE = {"AgentOptions": "agent", "ScenarioAgent": "agent", "AcpTestOptions": "client",
+          "AcpTestReport": "client", "run_test": "client"}
 
 
 def __getattr__(name: str) -> Any:

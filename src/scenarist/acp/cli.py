@@ -124,7 +124,7 @@ def acp_test_main(argv: Sequence[str]) -> int:
 def _test(parser: Parser, args: Any) -> int:
     import shlex
 
-    from scenarist.acp.client import TestOptions, run_test
+    from scenarist.acp.client import AcpTestOptions, run_test
 
     speed = _speed(parser, args.speed)
     command = shlex.split(args.agent)
@@ -133,7 +133,7 @@ def _test(parser: Parser, args: Any) -> int:
     scenarios = _scenarios(parser, [args.scenario], define_symbols(parser, args))
     if len(scenarios) != 1:
         parser.error(f"--scenario must name one scenario file ({len(scenarios)} found)")
-    options = TestOptions(
+    options = AcpTestOptions(
         command=tuple(command), cwd=Path(args.cwd) if args.cwd else None,
         transcript=Path(args.transcript) if args.transcript else None,
         junit=Path(args.junit) if args.junit else None, speed=speed, timeout=args.timeout)

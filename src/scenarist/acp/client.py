@@ -45,13 +45,14 @@ from scenarist.scenario.model import (
 from scenarist.scenario.record import record
 from scenarist.scenario.timeline import Beat, compile_timeline
 
-__all__ = ["Check", "TestOptions", "TestReport", "run_test"]
+__all__ = ["Check", "AcpTestOptions", "AcpTestReport", "format_report", "run_report", "run_test",
+           "write_junit", "write_transcript"]
 
 STDIO_LIMIT = 50 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
-class TestOptions:
+class AcpTestOptions:
     command: tuple[str, ...]
     cwd: Path | None = None
     transcript: Path | None = None
@@ -73,7 +74,7 @@ class Check:
 
 
 @dataclass(slots=True)
-class TestReport:
+class AcpTestReport:
     scenario: str
     checks: list[Check] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
@@ -126,7 +127,7 @@ def _dump(model: Any) -> dict[str, Any]:
 class ScriptedClient(acp.Client):
     """The ACP client side: answers the agent as the scenario scripts."""
 
-    def __init__(self, script: AcpScript, workspace: Any, report: TestReport) -> None:
+    def __init__(self, script: AcpScript, workspace: Any, report: AcpTestReport) -> None:
         from scenarist.acp.workspace import Workspace
 
         assert isinstance(workspace, Workspace)
@@ -316,7 +317,7 @@ def _chunk_text(updates: list[dict[str, Any]], kind: str) -> str:
 
 
 class _Run:
-    def __init__(self, script: AcpScript, options: TestOptions, report: TestReport,
+    def __init__(self, script: AcpScript, options: AcpTestOptions, report: AcpTestReport,
                  workspace: Any) -> None:
         self.script = script
         self.options = options
@@ -482,11 +483,11 @@ def _kwargs(model: type[Any], params: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-async def run_report(scenario: Scenario, options: TestOptions) -> TestReport:
+async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestReport:
     """Run the scenario's client side against the agent; the report holds every check."""
     from scenarist.acp.workspace import Workspace
 
-    report = TestReport(scenario.name)
+    report = AcpTestReport(scenario.name)
     with contextlib.ExitStack() as stack:
         root = options.cwd or Path(stack.enter_context(tempfile.TemporaryDirectory(
             prefix="scenarist-acp-test-")))
@@ -502,7 +503,7 @@ async def run_report(scenario: Scenario, options: TestOptions) -> TestReport:
     return report
 
 
-def run_test(scenario: Scenario, options: TestOptions) -> int:
+def run_test(scenario: Scenario, options: AcpTestOptions) -> int:
     """``scenarist acp-test``: run, print PASS/FAIL lines, write the files; exit code."""
     report = asyncio.run(run_report(scenario, options))
     if not options.quiet:
@@ -514,7 +515,7 @@ def run_test(scenario: Scenario, options: TestOptions) -> int:
     return 0 if report.ok else 1
 
 
-def format_report(report: TestReport) -> str:
+def format_report(report: AcpTestReport) -> str:
     lines = []
     for check in report.checks:
         lines.append(f"{'PASS' if check.ok else 'FAIL'} {report.scenario}: {check.name}")
@@ -527,13 +528,13 @@ def format_report(report: TestReport) -> str:
     return "\n".join(lines)
 
 
-def write_transcript(report: TestReport, path: Path) -> None:
+def write_transcript(report: AcpTestReport, path: Path) -> None:
     with path.open("w", encoding="utf-8") as out:
         for entry in report.transcript:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def write_junit(report: TestReport, path: Path) -> None:
+def write_junit(report: AcpTestReport, path: Path) -> None:
     failures = sum(not c.ok for c in report.checks)
     suite = ET.Element("testsuite", name=f"acp-test {report.scenario}",
                        tests=str(len(report.checks)), failures=str(failures))
