@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from scenarist.acp.agent import AgentOptions, ScenarioAgent
     from scenarist.acp.client import AcpTestOptions, AcpTestReport, run_test
 
-__all__ = ["AgentOptions", "ScenarioAgent", "AcpTestOptions", "AcpTestReport", "run_test"]
+__all__ = ["AcpTestOptions", "AcpTestReport", "AgentOptions", "ScenarioAgent", "run_test"]
 
 _WHERE = {"AgentOptions": "agent", "ScenarioAgent": "agent", "AcpTestOptions": "client",
           "AcpTestReport": "client", "run_test": "client"}

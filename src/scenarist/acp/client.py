@@ -45,8 +45,16 @@ from scenarist.scenario.model import (
 from scenarist.scenario.record import record
 from scenarist.scenario.timeline import Beat, compile_timeline
 
-__all__ = ["Check", "AcpTestOptions", "AcpTestReport", "format_report", "run_report", "run_test",
-           "write_junit", "write_transcript"]
+__all__ = [
+    "AcpTestOptions",
+    "AcpTestReport",
+    "Check",
+    "format_report",
+    "run_report",
+    "run_test",
+    "write_junit",
+    "write_transcript",
+]
 
 STDIO_LIMIT = 50 * 1024 * 1024
 
