@@ -21,13 +21,12 @@ from typing import Any
 import acp
 from acp import schema as s
 
-from scenarist import __version__
-from scenarist.acp.compare import differences, overlay
+from scenarist.acp.compare import differences
+from scenarist.acp.handshake import initialize_answer
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import (
     BeatRenderer,
     SessionUpdate,
-    merge_meta,
     permission_options,
     permission_tool_call,
     stop_reason,
@@ -39,7 +38,6 @@ from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
     AgentToolUse,
-    Initialize,
     LlmError,
     Scenario,
     SetMode,
@@ -151,40 +149,19 @@ class ScenarioAgent(acp.Agent):
                          client_info: s.Implementation | None = None,
                          **kwargs: Any) -> s.InitializeResponse:
         self.client_caps = client_capabilities or s.ClientCapabilities()
-        answer = overlay(self._capabilities(), self._expected_initialize())
-        for problem in differences(self._expected_initialize(), answer):
+        answer, problems = initialize_answer(self._candidates())
+        for problem in problems:
             log(f"initialize: the answer differs from expectedResponse: {problem}")
-        response = s.InitializeResponse.model_validate(answer)
         if protocol_version != acp.PROTOCOL_VERSION:
             log(f"initialize: client asked for protocol {protocol_version}; answering "
                 f"{acp.PROTOCOL_VERSION}")
-        return response
+        return s.InitializeResponse.model_validate(answer)
 
-    def _capabilities(self) -> dict[str, Any]:
-        caps = [sc.acp.capabilities for sc in self._candidates()
-                if sc.acp is not None and sc.acp.capabilities is not None]
-        return {
-            "protocolVersion": acp.PROTOCOL_VERSION,
-            "agentCapabilities": {
-                "loadSession": any(c.load_session for c in caps),
-                "promptCapabilities": {"image": any(c.image for c in caps),
-                                       "audio": any(c.audio for c in caps),
-                                       "embeddedContext": any(c.embedded_context for c in caps)},
-                "mcpCapabilities": {"http": any(c.mcp_http for c in caps),
-                                    "sse": any(c.mcp_sse for c in caps)},
-                **({"_meta": merge_meta(*(c.meta for c in caps))}
-                   if any(c.meta for c in caps) else {}),
-            },
-            "authMethods": [],
-            "agentInfo": {"name": "scenarist", "title": "scenarist mock ACP agent",
-                          "version": __version__},
-        }
-
-    def _expected_initialize(self) -> dict[str, Any]:
-        if self.fixed is None:
-            return {}
-        event = next((e for e in self.fixed.scenario.timeline if isinstance(e, Initialize)), None)
-        return dict(event.expected_response or {}) if event is not None else {}
+    def initialized_early(self, params: Mapping[str, Any]) -> None:
+        """Take the client's capabilities from an ``initialize`` answered before the SDK
+        was running (:mod:`scenarist.acp.stdio`)."""
+        self.client_caps = s.ClientCapabilities.model_validate(
+            params.get("clientCapabilities") or {})
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> s.AuthenticateResponse:
         return s.AuthenticateResponse()

@@ -67,12 +67,11 @@ def acp_main(argv: Sequence[str]) -> int:
 
 
 def _serve(parser: Parser, args: Any) -> int:
-    import asyncio
+    import sys
 
-    import acp
-
-    from scenarist.acp.agent import AgentOptions, ScenarioAgent
-    from scenarist.scenario.select import SelectionError
+    from scenarist.acp.handshake import candidates, initialize_answer
+    from scenarist.acp.stdio import event_loop_runner, serve_stdio
+    from scenarist.scenario.select import ScenarioIndex, SelectionError
 
     speed = _speed(parser, args.speed)
     mcp = None
@@ -84,15 +83,29 @@ def _serve(parser: Parser, args: Any) -> int:
         if not isinstance(mcp, list):
             parser.error("--mcp-servers must be a JSON list of MCP servers")
     scenarios = _scenarios(parser, args.scenario, define_symbols(parser, args))
-    cwd = str(Path(args.cwd).resolve()) if args.cwd else None
-    options = AgentOptions(scenario_name=args.scenario_name, session_id=args.session_id,
-                           cwd=cwd, mcp_servers=tuple(mcp) if mcp is not None else None,
-                           speed=speed)
     try:
-        agent = ScenarioAgent(scenarios, options)
+        playable = candidates(ScenarioIndex(scenarios), args.scenario_name)
     except SelectionError as exc:
         parser.error(str(exc))
-    asyncio.run(acp.run_agent(agent))
+
+    def make_agent() -> Any:
+        from scenarist.acp.agent import AgentOptions, ScenarioAgent
+
+        cwd = str(Path(args.cwd).resolve()) if args.cwd else None
+        options = AgentOptions(scenario_name=args.scenario_name, session_id=args.session_id,
+                               cwd=cwd, mcp_servers=tuple(mcp) if mcp is not None else None,
+                               speed=speed)
+        return ScenarioAgent(scenarios, options)
+
+    def answer() -> dict[str, Any]:
+        result, problems = initialize_answer(playable)
+        for problem in problems:
+            print(f"scenarist acp: initialize: the answer differs from expectedResponse: "
+                  f"{problem}", file=sys.stderr)
+        return result
+
+    with event_loop_runner() as runner:
+        runner.run(serve_stdio(answer, make_agent))
     return 0
 
 
