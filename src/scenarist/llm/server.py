@@ -39,13 +39,13 @@ from scenarist.llm.conversation import (
     Api,
     Conversation,
     Profile,
-    RequestError,
     detect_profile,
     read_request,
 )
 from scenarist.llm.position import PositionError, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn
+from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Action, EditAction, Script
 from scenarist.llm.selection import SelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
