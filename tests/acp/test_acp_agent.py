@@ -135,7 +135,8 @@ async def agent(client: Recorder, *args: str, misuse: bool = False
     command, *rest = agent_command("--speed", "0.01", *args)
     async with acp.spawn_agent_process(client, command, *rest, env=child_env(),
                                        cwd=str(client.workspace), observers=[observe],
-                                       transport_kwargs={"stderr": None}) as (conn, process):
+                                       transport_kwargs={"stderr": None, "shutdown_timeout": 60}
+                                       ) as (conn, process):
         yield conn, messages
     assert process.returncode == 0
     validate_messages(messages, misuse=misuse)

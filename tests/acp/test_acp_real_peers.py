@@ -3,7 +3,9 @@
 - the official TypeScript SDK's client side (tests/node/acp_sdk_client.mjs) drives
   ``scenarist acp``;
 - ``scenarist acp-test`` drives an agent built on the TypeScript SDK
-  (tests/node/acp_sdk_agent.mjs; the SDK's own example agent is not in its npm package).
+  (tests/node/acp_sdk_agent.mjs; the SDK's own example agent is not in its npm package);
+- ``scenarist acp-test`` drives claude-agent-acp (Claude Code's ACP adapter) whose model API
+  is ``scenarist llm`` playing the same scenario: a whole session offline.
 Every message ``acp-test`` exchanges is validated against the ACP JSON Schema.
 """
 
@@ -19,6 +21,7 @@ import pytest
 from acpkit import EXAMPLES, REPO, agent_command, child_env, validate_messages, write_scenario
 
 from scenarist.acp.client import AcpTestOptions, format_report, run_report
+from scenarist.llm.process import run_server
 from scenarist.scenario import load_scenario
 
 NODE_DIR = REPO / "tests" / "node"
@@ -111,3 +114,40 @@ async def test_acp_test_reports_a_typescript_agent_that_differs(tmp_path: Path) 
     assert not report.ok
     assert "stopReason: expected 'refusal', got 'end_turn'" in text
     assert "does not script" in text  # its permission request is not in this scenario
+
+
+CLAUDE_ACP = NODE_DIR / "node_modules" / "@agentclientprotocol" / "claude-agent-acp"
+
+
+@pytest.mark.real_agent
+async def test_acp_test_drives_claude_agent_acp_on_scenarist_llm(tmp_path: Path) -> None:
+    scenario_file = SCENARIOS / "claude-acp.yaml"
+    work, config = tmp_path / "work", tmp_path / "config"
+    work.mkdir()
+    config.mkdir()
+    with run_server(scenario_file, "--scenario-speed", "0.01") as server:
+        env = {**child_env(), "ANTHROPIC_BASE_URL": server.base_url,
+               "ANTHROPIC_API_KEY": "sk-test", "CLAUDE_CONFIG_DIR": str(config),
+               "IS_SANDBOX": "1",  # the adapter runs Claude Code as root in CI
+               "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+               "CLAUDE_CODE_MAX_RETRIES": "0"}
+        report = await run_report(load_scenario(scenario_file), AcpTestOptions(
+            command=(node(), str(CLAUDE_ACP / "dist" / "index.js")), cwd=work, speed=0.01,
+            timeout=180, env=env))
+        journal = server.journal()
+    assert report.ok, format_report(report)
+    assert (work / "hello.txt").read_text() == "hello from scenarist\n"  # written for real
+    asked = [m["message"]["params"] for m in report.transcript
+             if m["message"].get("method") == "session/request_permission"]
+    assert [a["toolCall"]["kind"] for a in asked] == ["edit"]
+    answer = next(m["message"]["result"] for m in report.transcript
+                  if m["direction"] == "client->agent" and "result" in m["message"]
+                  and "outcome" in m["message"]["result"])
+    assert answer["outcome"]["optionId"] == next(
+        o["optionId"] for o in asked[0]["options"] if o["kind"] == "allow_once")
+    texts = "".join(u["content"]["text"] for u in report.updates
+                    if u["sessionUpdate"] == "agent_message_chunk")
+    assert "Creating hello.txt." in texts and "hello.txt is in place." in texts
+    assert [e["calls"] for e in journal if e["cwd"]][:2] == [["Write"], []]
+    validate_messages(report.transcript)

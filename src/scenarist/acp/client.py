@@ -108,20 +108,23 @@ class _Step:
 
 
 def client_steps(script: AcpScript) -> list[_Step]:
-    """The client's side of ``script``, in time order (pure)."""
+    """The client's side of ``script``, in time order, ties in timeline order (pure)."""
+    prompted = iter([t for t in script.turns if t.prompt is not None])
     steps: list[_Step] = []
-    for turn in script.turns:
-        at = turn.prompt.at_ms if turn.prompt is not None else turn.origin_ms
-        steps.append(_Step(at, "prompt", turn))
-        steps += [_Step(b.at_ms, "cancel") for b in turn.beats if b.kind == "userCancelSession"]
-    beats = compile_timeline(script.scenario).beats
-    for beat in beats:
-        if beat.live and isinstance(beat.event, SetMode):
+    if script.turns and script.turns[0].prompt is None:  # a loaded session's lead-in
+        steps.append(_Step(script.turns[0].origin_ms, "prompt", script.turns[0]))
+    for beat in compile_timeline(script.scenario).beats:
+        if not beat.live:
+            continue
+        if beat.kind == "userInputs":
+            steps.append(_Step(beat.at_ms, "prompt", next(prompted)))
+        elif beat.kind == "userCancelSession":
+            steps.append(_Step(beat.at_ms, "cancel"))
+        elif isinstance(beat.event, SetMode):
             steps.append(_Step(beat.at_ms, "setMode", value=beat.event.mode_id))
-        elif beat.live and isinstance(beat.event, SetModel):
+        elif isinstance(beat.event, SetModel):
             steps.append(_Step(beat.at_ms, "setModel", value=beat.event.model_id))
-    order = {"prompt": 0, "setMode": 1, "setModel": 1, "cancel": 2}
-    steps.sort(key=lambda st: (st.at_ms, order[st.kind]))
+    steps.sort(key=lambda st: st.at_ms)
     return steps
 
 
@@ -351,7 +354,8 @@ class _Run:
         env = {**os.environ, **(self.options.env or {})}
         async with acp.spawn_agent_process(
                 self.client, command, *args, env=env, cwd=str(self.workspace.root),
-                transport_kwargs={"limit": STDIO_LIMIT}, observers=[self.observe]
+                transport_kwargs={"limit": STDIO_LIMIT, "shutdown_timeout": 10},
+                observers=[self.observe]
         ) as (conn, process):
             drain = asyncio.create_task(self.drain(process.stderr))
             try:

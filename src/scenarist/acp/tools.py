@@ -1,9 +1,9 @@
 """The one place where scenario tools become ACP tool calls: kind, title, locations, diffs.
 
 ACP shows a tool call by its ``kind`` (read, edit, search, execute, ...), a title and the
-files it touches (``locations``), and an edit by its diff. Every other module of
-``scenarist.acp`` asks this module; none reads a tool's arguments itself. (Written against
-``AgentToolUse.tool_name``/``args`` until the typed tool records land on main.)
+files it touches (``locations``), and an edit by its diff. This module matches on the
+format's typed tool records (:mod:`scenarist.scenario.tools`); no other module of
+``scenarist.acp`` looks at a tool's arguments.
 """
 
 from __future__ import annotations
@@ -14,30 +14,31 @@ from typing import Any, Literal
 
 from scenarist.scenario.model import AgentToolUse
 from scenarist.scenario.record import record
+from scenarist.scenario.tools import (
+    BashOutput,
+    EditFile,
+    ExitPlanMode,
+    Find,
+    GenericTool,
+    Grep,
+    KillShell,
+    ListDir,
+    NotebookEdit,
+    ReadFile,
+    RunCmd,
+    Sed,
+    SlashCommand,
+    Task,
+    TodoWrite,
+    WebFetch,
+    WebSearch,
+    WriteFile,
+)
 
-__all__ = ["ToolKind", "ToolView", "absolute", "describe_tool"]
+__all__ = ["Diff", "ToolKind", "ToolView", "absolute", "describe_tool"]
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch",
                    "switch_mode", "other"]
-
-_KINDS: dict[str, ToolKind] = {
-    "runCmd": "execute", "bashOutput": "execute", "killShell": "execute",
-    "readFile": "read", "writeFile": "edit", "editFile": "edit", "sed": "edit",
-    "notebookEdit": "edit", "grep": "search", "listDir": "search", "find": "search",
-    "webFetch": "fetch", "webSearch": "fetch", "task": "think", "todoWrite": "think",
-    "exitPlanMode": "switch_mode", "slashCommand": "other",
-}
-_PATH_ARG = {"readFile": "path", "writeFile": "path", "editFile": "path", "sed": "path",
-             "notebookEdit": "notebook_path", "grep": "path", "listDir": "path", "find": "path"}
-_TITLE_ARG = {"runCmd": "cmd", "grep": "pattern", "webFetch": "url", "webSearch": "query",
-              "task": "description", "slashCommand": "command", "bashOutput": "bash_id",
-              "killShell": "shell_id", "sed": "expression"}
-_TITLE_VERB = {"readFile": "Read", "writeFile": "Write", "editFile": "Edit",
-               "notebookEdit": "Edit", "listDir": "List", "find": "Find", "grep": "grep",
-               "webFetch": "Fetch", "webSearch": "Search", "task": "Task",
-               "todoWrite": "Update todos", "exitPlanMode": "Exit plan mode",
-               "slashCommand": "Run", "bashOutput": "Output of", "killShell": "Kill",
-               "sed": "sed"}
 
 
 @record
@@ -68,38 +69,50 @@ def absolute(path: str, cwd: str) -> str:
     return path if posixpath.isabs(path) else posixpath.normpath(posixpath.join(cwd, path))
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def describe_tool(use: AgentToolUse, cwd: str) -> ToolView:
     """The ACP view of ``use`` for a session in ``cwd``."""
-    name, args = use.tool_name, use.args
-    kind = _KINDS.get(name, "other")
-    path = _text(args.get(_PATH_ARG.get(name, "")))
-    full = absolute(path, cwd) if path else None
-    subject = _text(args.get(_TITLE_ARG.get(name, ""))) or path
-    verb = _TITLE_VERB.get(name)
-    description = _text(args.get("description"))
-    if name == "runCmd":
-        title = description or subject or name
-    elif verb and subject:
-        title = f"{verb} {subject}"
-    else:
-        title = verb or name
-    diff = None
-    if name == "writeFile" and full and isinstance(args.get("content"), str):
-        diff = Diff(full, args["content"])
-    elif name == "editFile" and full and isinstance(args.get("new_string"), str):
-        diff = Diff(full, args["new_string"], _text(args.get("old_string")))
-    line = args.get("offset") if name == "readFile" else None
-    cmd_cwd = _text(args.get("cwd"))
-    todos = args.get("todos") if name == "todoWrite" else None
-    return ToolView(
-        kind=kind, title=title, paths=(full,) if full else (),
-        line=line if isinstance(line, int) and line >= 0 else None, diff=diff,
-        command=_text(args.get("cmd")) if name == "runCmd" else None,
-        command_cwd=absolute(cmd_cwd, cwd) if cmd_cwd else None,
-        todos=tuple(t for t in todos if isinstance(t, Mapping))
-        if isinstance(todos, list | tuple) else (),
-    )
+    def at(path: str | None) -> tuple[str, ...]:
+        return (absolute(path, cwd),) if path else ()
+
+    match use.tool:
+        case RunCmd(cmd=cmd, cwd=run_cwd, description=description):
+            return ToolView("execute", description or cmd, command=cmd,
+                            command_cwd=absolute(run_cwd, cwd) if run_cwd else None)
+        case ReadFile(path=path, offset=offset):
+            line = offset if offset is not None and offset >= 0 else None
+            return ToolView("read", f"Read {path}", at(path), line=line)
+        case WriteFile(path=path, content=content):
+            return ToolView("edit", f"Write {path}", at(path),
+                            diff=Diff(absolute(path, cwd), content))
+        case EditFile(path=path, old_string=old, new_string=new):
+            return ToolView("edit", f"Edit {path}", at(path),
+                            diff=Diff(absolute(path, cwd), new, old or None))
+        case Sed(expression=expression, path=path, inplace=inplace):
+            return ToolView("edit" if inplace else "read", f"sed {expression}", at(path))
+        case NotebookEdit(notebook_path=path):
+            return ToolView("edit", f"Edit {path}", at(path))
+        case Grep(pattern=pattern, path=path):
+            return ToolView("search", f"grep {pattern}", at(path))
+        case ListDir(path=path):
+            return ToolView("search", f"List {path}" if path else "List", at(path))
+        case Find(path=path, name_pattern=pattern):
+            return ToolView("search", f"Find {pattern or path or ''}".rstrip(), at(path))
+        case WebFetch(url=url):
+            return ToolView("fetch", f"Fetch {url}")
+        case WebSearch(query=query):
+            return ToolView("fetch", f"Search {query}")
+        case Task(description=description, prompt=prompt):
+            return ToolView("think", f"Task {description or prompt}")
+        case TodoWrite(todos=todos):
+            return ToolView("think", "Update todos",
+                            todos=tuple(t for t in todos if isinstance(t, Mapping)))
+        case ExitPlanMode():
+            return ToolView("switch_mode", "Exit plan mode")
+        case BashOutput(bash_id=bash_id):
+            return ToolView("execute", f"Output of {bash_id}")
+        case KillShell(shell_id=shell_id):
+            return ToolView("execute", f"Kill {shell_id}")
+        case SlashCommand(command=command):
+            return ToolView("other", f"Run {command}")
+        case GenericTool(name=name):
+            return ToolView("other", name)

@@ -36,6 +36,7 @@ from scenarist.scenario.model import (
     UserInput,
 )
 from scenarist.scenario.timeline import Beat
+from scenarist.scenario.tools import tool_args
 
 __all__ = [
     "STOP_REASONS", "BeatRenderer", "SessionUpdate", "content_block", "edit_tool_call",
@@ -167,7 +168,7 @@ def tool_call_start(use: AgentToolUse, view: ToolView,
         content.append(_diff(view.diff))
     if terminal_id is not None:
         content.append(s.TerminalToolCallContent(type="terminal", terminal_id=terminal_id))
-    raw_input = use.raw_input if use.raw_input is not None else dict(use.args)
+    raw_input = use.raw_input if use.raw_input is not None else tool_args(use.tool)
     return s.ToolCallStart(
         session_update="tool_call", tool_call_id=use.tool_call_id, title=view.title,
         kind=view.kind, status="pending" if terminal_id is None else "in_progress",
