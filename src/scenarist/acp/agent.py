@@ -23,6 +23,7 @@ from acp import schema as s
 
 from scenarist.acp.compare import differences
 from scenarist.acp.handshake import initialize_answer
+from scenarist.acp.tools import absolute
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import (
     BeatRenderer,
@@ -409,8 +410,6 @@ class _TurnPlay:
         return True
 
     def renderer_path(self, path: str) -> str:
-        from scenarist.acp.tools import absolute
-
         return absolute(path, self.session.cwd)
 
     async def tool(self, kind: str, use: AgentToolUse, beat: Beat) -> None:
