@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -332,21 +333,35 @@ async def test_client_misuse_gets_acp_error_codes(tmp_path: Path) -> None:
     assert info.value.data["statusCode"] == 529
 
 
-def test_agent_exits_cleanly_when_the_client_goes_away(tmp_path: Path) -> None:
-    path = write_scenario(tmp_path, TURN)
+@pytest.mark.parametrize("mid_turn", [False, True])
+def test_agent_exits_cleanly_when_the_client_goes_away(tmp_path: Path, mid_turn: bool) -> None:
+    path = write_scenario(tmp_path, """\
+        name: slow
+        timeline:
+          - userInputs: [[0, "go"]]
+          - runCmd: {cmd: "sleep 100"}
+          - llmResponse: [{assistant: [[100000, "never shown"]]}]
+        """)
+    requests = [{"method": "initialize", "params": {"protocolVersion": 1}}]
+    if mid_turn:
+        requests += [{"method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+                     {"method": "session/prompt", "params": {
+                         "sessionId": "scenarist-1", "prompt": [{"type": "text", "text": "go"}]}}]
     process = subprocess.Popen(agent_command("--scenario", str(path)), env=child_env(),
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:
-        assert process.stdin is not None
-        process.stdin.write(b'{"jsonrpc":"2.0","id":0,"method":"initialize",'
-                            b'"params":{"protocolVersion":1}}\n')
+        assert process.stdin is not None and process.stdout is not None
+        for n, request in enumerate(requests):
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, **request}).encode() + b"\n")
         process.stdin.flush()
-        assert process.stdout is not None
         assert b'"protocolVersion":1' in process.stdout.readline()
+        if mid_turn:
+            assert b'"sessionId":"scenarist-1"' in process.stdout.readline()
         process.stdin.close()
-        assert process.wait(timeout=30) == 0
-        assert process.stdout.read() == b""  # stdout carried only ACP
+        assert process.wait(timeout=60) == 0
+        rest = [json.loads(line) for line in process.stdout.read().splitlines()]
+        assert all(m.get("method") == "session/update" for m in rest)  # no answer, no crash
     finally:
         if process.poll() is None:
             process.kill()
@@ -366,3 +381,9 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "no scenario is named" in unknown.stderr
     mcp = run("--scenario", str(EXAMPLES / "load-session.yaml"), "--mcp-servers", "{")
     assert mcp.returncode == 2 and "not JSON" in mcp.stderr
+    with (tmp_path / "out.txt").open("w") as out:
+        to_file = subprocess.run([sys.executable, "-m", "scenarist", "acp", "--scenario",
+                                  str(EXAMPLES / "load-session.yaml")], env=child_env(),
+                                 stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE,
+                                 text=True, timeout=60, check=False)
+    assert to_file.returncode == 2 and "stdout is a file" in to_file.stderr

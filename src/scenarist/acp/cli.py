@@ -70,10 +70,13 @@ def _serve(parser: Parser, args: Any) -> int:
     import sys
 
     from scenarist.acp.handshake import candidates, initialize_answer
-    from scenarist.acp.stdio import event_loop_runner, serve_stdio
+    from scenarist.acp.stdio import event_loop_runner, serve_stdio, stdio_problem
     from scenarist.scenario.select import ScenarioIndex, SelectionError
 
     speed = _speed(parser, args.speed)
+    problem = stdio_problem()
+    if problem is not None:
+        parser.error(problem)
     mcp = None
     if args.mcp_servers is not None:
         try:

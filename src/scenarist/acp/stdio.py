@@ -14,21 +14,44 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["STDIO_LIMIT", "event_loop_runner", "serve_stdio"]
+__all__ = ["STDIO_LIMIT", "event_loop_runner", "serve_stdio", "stdio_problem"]
 
 STDIO_LIMIT = 50 * 1024 * 1024  # the SDK's own default: media prompts are large
 
 
+def _is_pipe(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def stdio_problem() -> str | None:
+    """Why stdin/stdout cannot carry ACP here (asyncio streams need pipes, sockets or a
+    terminal; a regular file cannot be watched), or None."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        try:
+            mode = os.fstat(stream.fileno()).st_mode
+        except (OSError, ValueError, AttributeError):
+            return f"{name} is closed"
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+            return (f"{name} is a file: ACP runs over pipes; start scenarist acp from an ACP "
+                    "client (or scenarist acp-test --agent ...)")
+    return None
+
+
 def event_loop_runner() -> asyncio.Runner:
-    """uvloop where installed (its C pipe transports and loop carry the update stream
-    faster; figures in docs/acp.md), plain asyncio otherwise."""
+    """uvloop where installed and stdin/stdout are pipes (its C pipe transports carry the
+    update stream faster; figures in docs/acp.md), plain asyncio otherwise (a terminal)."""
     try:
         import uvloop
     except ImportError:
+        return asyncio.Runner()
+    if not (_is_pipe(sys.stdin.fileno()) and _is_pipe(sys.stdout.fileno())):
         return asyncio.Runner()
     return asyncio.Runner(loop_factory=uvloop.new_event_loop)
 
