@@ -388,22 +388,30 @@ def test_exec_json_error_fails_the_turn() -> None:
 
 
 class FakeClock:
+    """A :class:`scenarist.play.Clock` that oversleeps 4 ms on every blocking wait."""
+
     def __init__(self) -> None:
-        self.now = 100.0
+        self.now = 100_000.0
         self.sleeps: list[float] = []
 
-    def clock(self) -> float:
+    def now_ms(self) -> float:
         return self.now
 
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(round(seconds, 6))
-        self.now += seconds + 0.004  # oversleeps a little every time
+    def now(self) -> float:
+        return self.now / 1000
+
+    async def sleep_until(self, t_ms: float) -> None:
+        raise AssertionError("the writer is blocking code: it never awaits")
+
+    def wait_until(self, t_ms: float) -> None:
+        self.sleeps.append(round((t_ms - self.now) / 1000, 6))  # seconds slept
+        self.now = t_ms + 4  # oversleeps a little every time
 
 
 def test_cadence_follows_an_absolute_schedule() -> None:
     fake = FakeClock()
     out = io.BytesIO()
-    writer = Writer(out, cadence_ms=100, clock=fake.clock, sleep=fake.sleep)
+    writer = Writer(out, cadence_ms=100, clock=fake)
     steps = [{"type": "warning", "message": str(i)} for i in range(4)]
     writer.write(
         [*steps[:2], Sleep(250), Raw({"x": 1}), *steps[2:]], lambda e: json.dumps(e) + "\n"
@@ -424,7 +432,7 @@ def test_fast_path_writes_blocks_and_honours_sleep() -> None:
             return super().write(data)
 
     out = Counting()
-    writer = Writer(out, clock=fake.clock, sleep=fake.sleep)
+    writer = Writer(out, clock=fake)
     steps: list = [{"type": "warning", "message": str(i)} for i in range(5000)]
     steps.insert(10, Sleep(50))
     writer.write(steps, lambda e: json.dumps(e) + "\n")

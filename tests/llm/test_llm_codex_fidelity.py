@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import SCENARIOS, codex, dirs, jsonl
+from llm_agents import SCENARIOS, codex, comparable, dirs, jsonl
 
 from scenarist.llm.process import run_server
 
@@ -31,15 +31,6 @@ def fake_codex_exec(work: Path) -> list[dict[str, Any]]:
          "--time-scale", "0", "-C", str(work), "--scenario", str(SCENARIO), PROMPT],
         capture_output=True, text=True, timeout=60, check=True, stdin=subprocess.DEVNULL)
     return jsonl(proc.stdout)
-
-
-def comparable(line: dict[str, Any]) -> dict[str, Any]:
-    """A line without what differs by nature: the thread id and the token figures."""
-    if line["type"] == "thread.started":
-        return {"type": "thread.started", "thread_id": type(line["thread_id"]).__name__}
-    if line["type"] == "turn.completed":
-        return {"type": "turn.completed", "usage": sorted(line["usage"])}
-    return line
 
 
 def test_scenario_mode_matches_real_codex_line_by_line(tmp_path: Path) -> None:
