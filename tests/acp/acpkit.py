@@ -110,12 +110,6 @@ def _valid(definition: str, value: Any) -> bool:
     return validator(definition).is_valid(value)
 
 
-def reference_folder(config: Any) -> Path | None:
-    """The folder named by ``--agent-harbor-scenarios``, or None (also when undeclared)."""
-    folder = config.getoption("--agent-harbor-scenarios", default=None)
-    return None if folder is None else Path(folder).resolve()
-
-
 def read_transcript(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 

@@ -139,3 +139,27 @@ def test_workspace_maps_every_path_inside(tmp_path: Path) -> None:
         ws.path("link/etc/passwd")
     ws.write("/a/b.txt", "one\ntwo\nthree\n")
     assert ws.read("/a/b.txt", line=2, limit=1) == "two\n"
+
+
+async def test_a_loaded_session_without_a_live_prompt_is_prompted_once(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """\
+        name: resumed
+        acp: {capabilities: {loadSession: true}}
+        timeline:
+          - userInputs: [[0, "start the migration"]]
+          - llmResponse: [{assistant: [[10, "Starting."]]}]
+          - sessionStart:
+              sessionId: resumed-1
+              expectedPromptResponse: {sessionId: resumed-1, stopReason: end_turn}
+          - llmResponse: [{assistant: [[10, "Picking up where I left off."]]}]
+        """)
+    command = agent_command("--speed", "0.01", "--scenario", str(path))
+    report = await run_report(load_scenario(path), AcpTestOptions(
+        command=tuple(command), cwd=tmp_path / "ws", speed=0.01, timeout=60, env=child_env()))
+    assert report.ok, format_report(report)
+    assert [c.name for c in report.checks] == ["initialize", "session/load history", "prompt 1",
+                                               "permission requests"]
+    prompts = [m["message"]["params"]["prompt"] for m in report.transcript
+               if m["message"].get("method") == "session/prompt"]
+    assert prompts == [[{"type": "text", "text": "start the migration"}]]
+    assert report.updates[-1]["content"]["text"] == "Picking up where I left off."
