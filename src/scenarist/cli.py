@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
     "run": ("scenarist.runner.cli:main", "play scenarios against a CLI/TUI in a terminal"),
     "rest": ("scenarist.rest.cli:main", "serve the Agent Harbor REST API + SSE sessions"),
+    "acp": ("scenarist.acp.cli:acp_main", "run the mock ACP agent on stdio"),
+    "acp-test": ("scenarist.acp.cli:acp_test_main", "play a scenario's client side against an ACP agent"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"

@@ -70,6 +70,17 @@ def test_agent_events_wait_for_the_prompt_above_them() -> None:
         (500, "userInputs"), (510, "assistant")]
 
 
+def test_cancel_comes_after_the_prompt_it_cancels() -> None:
+    assert beats("- userInputs: [[1000, go]]\n- userCancelSession\n") == [
+        (1000, "userInputs"), (1000, "userCancelSession")]
+    assert beats("""
+        - userInputs: [[0, a]]
+        - llmResponse: [{assistant: [[300, x]]}]
+        - userInputs: [[100, b]]
+        - userCancelSession
+    """) == [(0, "userInputs"), (100, "userInputs"), (300, "assistant"), (300, "userCancelSession")]
+
+
 def test_user_inputs_must_not_go_back() -> None:
     issue = one_error(timeline("- userInputs: [[100, a], [50, b]]\n"), "earlier than the previous input")
     assert issue.path == "timeline[0].userInputs[1].relativeTime" and issue.line == 3

@@ -13,7 +13,8 @@ The timing rules (``docs/timing.md``) in brief:
   with agent events, must not be earlier than the last synchronisation point nor than
   earlier inputs, and a later ``baseTimeDelta`` must cover them
   (``baseTimeDelta >= concurrent activity``).
-* everything else happens at the cursor; ``sessionStart`` first waits for pending inputs.
+* everything else happens at the cursor; ``sessionStart`` first waits for pending inputs,
+  and ``userCancelSession`` (like an agent event) comes after the prompts written above it.
 
 Speed scaling is the player's job; beats here are unscaled.
 """
@@ -35,6 +36,7 @@ from scenarist.scenario.model import (
     LlmResponse,
     Scenario,
     SessionStart,
+    UserCancelSession,
     UserInputs,
 )
 from scenarist.scenario.record import record
@@ -128,8 +130,9 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
         index = event.index
         live = boundary is None or index >= boundary
         cls = event.__class__
-        if cls in _AGENT and pending > now:
-            now = pending  # an agent event answers the prompts written before it
+        if cls in _AFTER_PROMPTS and pending > now:
+            # an agent event answers the prompts written before it; a cancel cancels them
+            now = pending
         if cls is LlmResponse:
             assert isinstance(event, LlmResponse)
             t = now
@@ -202,8 +205,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)
 
 
-_AGENT = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
-                    AgentPermissionRequest})
+_AFTER_PROMPTS = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
+                            AgentPermissionRequest, UserCancelSession})
 
 
 def _named(event: Event) -> str:
