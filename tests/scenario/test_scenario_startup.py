@@ -18,7 +18,6 @@ from scenarist.scenario.cli_parser import Parser
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 NOT_IMPORTED = (
-    "dataclasses", "inspect",  # the model is built with scenario.record
     "shutil", "bz2", "lzma",  # argparse's help formatter, replaced by scenario.cli_parser's
     "json",  # only timeline --json / schema / select --json need it
     "numpy", "rapidfuzz",  # selection only

@@ -6,16 +6,15 @@ Loading collects every problem of a file before giving up, so one run of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from scenarist.scenario.record import record
 
 __all__ = ["Issue", "ScenarioError", "Severity"]
 
 Severity = Literal["error", "warning"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Issue:
     """One problem: ``file:line:col`` (1-based), the key path, a message and a fix."""
 

@@ -21,6 +21,7 @@ Speed scaling is the player's job; beats here are unscaled.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scenarist.scenario.errors import ScenarioError
@@ -37,7 +38,6 @@ from scenarist.scenario.model import (
     SessionStart,
     UserInputs,
 )
-from scenarist.scenario.record import record
 
 __all__ = ["BEAT_KINDS", "Beat", "Timeline", "compile_timeline"]
 
@@ -71,7 +71,7 @@ BEAT_KINDS: dict[str, str] = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Beat:
     """One thing that happens at ``at_ms`` (absolute, unscaled ms from the start)."""
 
@@ -83,7 +83,7 @@ class Beat:
     step: Any = None  # the step payload for per-step kinds (see BEAT_KINDS)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Timeline:
     """The compiled schedule of a scenario: beats sorted by time (stable)."""
 
