@@ -119,7 +119,7 @@ def frame_turn(
     it = iter(steps)
     started = False
     for step in it:  # leading session_configured events come before task_started
-        if type(step) is not dict or step.get("type") != "session_configured":
+        if not isinstance(step, dict) or step.get("type") != "session_configured":
             yield task_started(turn)
             started = True
             yield from _counting(step, it, turn, prompt)
@@ -138,7 +138,7 @@ def _counting(first: Step | None, rest: Iterator[Step], turn: Turn, prompt: str)
     if first is not None:
         rest = _chain(first, rest)
     for step in rest:
-        if type(step) is dict:
+        if isinstance(step, dict):
             etype = step.get("type")
             if etype in deltas:
                 out_chars += len(step.get("delta", ""))

@@ -127,18 +127,15 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     for event in scenario.timeline:
         index = event.index
         live = boundary is None or index >= boundary
-        cls = event.__class__
-        if cls in _AGENT and pending > now:
+        if isinstance(event, _AGENT) and pending > now:
             now = pending  # an agent event answers the prompts written before it
-        if cls is LlmResponse:
-            assert isinstance(event, LlmResponse)
+        if isinstance(event, LlmResponse):
             t = now
             for step in event.steps:
                 t += step.delay_ms
                 add(Beat(t, step.kind, event, index, live, step))
             now = t
-        elif cls is AgentToolUse:
-            assert isinstance(event, AgentToolUse)
+        elif isinstance(event, AgentToolUse):
             add(Beat(now, "agentToolUse", event, index, live))
             t = end = now
             for p in event.progress:
@@ -161,8 +158,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                 end = max(end, start + previous)
             add(Beat(end, "toolResult", event, index, live))
             now = end
-        elif cls is UserInputs:
-            assert isinstance(event, UserInputs)
+        elif isinstance(event, UserInputs):
             for n, entry in enumerate(event.inputs):
                 at = entry.at_ms
                 if at < sync:
@@ -182,8 +178,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                 if at > pending:
                     pending, pending_at = at, (event, n)
                 add(Beat(at, "userInputs", event, index, live, entry))
-        elif cls is BaseTimeDelta:
-            assert isinstance(event, BaseTimeDelta)
+        elif isinstance(event, BaseTimeDelta):
             now += event.ms
             sync, sync_what = now, f"baseTimeDelta at timeline[{index}]"
             if pending > now and pending_at is not None:
@@ -191,7 +186,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                         f"but userInputs at timeline[{pending_at[0].index}] is still scheduled at "
                         f"{pending} ms (baseTimeDelta must cover concurrent activity)",
                         f"use baseTimeDelta >= {event.ms + pending - now}", event.line, event.col)
-        elif cls is SessionStart:
+        elif isinstance(event, SessionStart):
             now = max(now, pending)
             sync, sync_what = now, f"sessionStart at timeline[{index}]"
             add(Beat(now, "sessionStart", event, index, live))
@@ -202,8 +197,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)
 
 
-_AGENT = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
-                    AgentPermissionRequest})
+_AGENT = (LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
+          AgentPermissionRequest)
 
 
 def _at(beat: Beat) -> int:
