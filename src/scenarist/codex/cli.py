@@ -19,7 +19,7 @@ from scenarist.codex import build
 from scenarist.codex.commands import command_steps, has_session, parse_prompt
 from scenarist.codex.config import ENV_VAR, Config, parse_json_config, tool_list
 from scenarist.codex.encode import FORMATS, CodexEventEncoder, ExecJsonEncoder
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
@@ -136,7 +136,7 @@ class Args:
 
 
 def parse_args(argv: list[str]) -> Args:
-    """Split ``argv`` into options and the prompt; raises :class:`UsageError`."""
+    """Split ``argv`` into options and the prompt; raises :class:`CodexUsageError`."""
     args = Args()
     rest = list(argv)
     if rest and rest[0] == "exec":
@@ -159,7 +159,7 @@ def parse_args(argv: list[str]) -> Args:
         if spec is None:
             if args.exec_mode:
                 continue  # another codex exec flag: accepted and ignored
-            raise UsageError(f"unknown option {name!r} (see fake-codex --help)")
+            raise CodexUsageError(f"unknown option {name!r} (see fake-codex --help)")
         action, takes_value = spec
         value: str | None = None
         if takes_value:
@@ -169,14 +169,14 @@ def parse_args(argv: list[str]) -> Args:
                 value = rest[i]
                 i += 1
             else:
-                raise UsageError(f"option {name} needs a value (see fake-codex --help)")
+                raise CodexUsageError(f"option {name} needs a value (see fake-codex --help)")
         elif eq:
-            raise UsageError(f"option {name} takes no value")
+            raise CodexUsageError(f"option {name} takes no value")
         args.flags.append((name, action, value))
     if args.exec_mode and "resume" in positional[:2]:
         positional = _resume(args, positional)
     if len(positional) > 1:
-        raise UsageError(
+        raise CodexUsageError(
             f"expected at most one prompt, got {len(positional)} arguments; quote the prompt"
         )
     if positional:
@@ -200,9 +200,9 @@ def _int_flag(name: str, value: str, lo: int = 0) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise UsageError(f"{name} needs a whole number, got {value!r}") from None
+        raise CodexUsageError(f"{name} needs a whole number, got {value!r}") from None
     if number < lo:
-        raise UsageError(f"{name} must be at least {lo}, got {number}")
+        raise CodexUsageError(f"{name} must be at least {lo}, got {number}")
     return number
 
 
@@ -210,7 +210,7 @@ def _number(name: str, value: str) -> float:
     try:
         return float(value)
     except ValueError:
-        raise UsageError(f"{name} needs a number, got {value!r}") from None
+        raise CodexUsageError(f"{name} needs a number, got {value!r}") from None
 
 
 def _read_file(path: str, what: str) -> str:
@@ -218,9 +218,9 @@ def _read_file(path: str, what: str) -> str:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+        raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise UsageError(f"{what} {path!r} is not UTF-8 text") from None
+        raise CodexUsageError(f"{what} {path!r} is not UTF-8 text") from None
 
 
 def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
@@ -259,7 +259,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             try:
                 cfg.tools = tool_list(v)
             except ValueError as exc:
-                raise UsageError(f"{name} {exc}") from None
+                raise CodexUsageError(f"{name} {exc}") from None
         elif action == "approvals":
             cfg.approvals = True
         elif action == "no_approvals":
@@ -276,13 +276,13 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             cfg.update({"sandbox": v}, name)
         elif action == "format":
             if v not in FORMATS:
-                raise UsageError(f"{name} must be one of {', '.join(FORMATS)}, got {v!r}")
+                raise CodexUsageError(f"{name} must be one of {', '.join(FORMATS)}, got {v!r}")
             cfg.format = v
         elif action == "no_lifecycle":
             cfg.turn_lifecycle = False
         elif action == "command_prefix":
             if not v:
-                raise UsageError(f"{name} needs a non-empty prefix")
+                raise CodexUsageError(f"{name} needs a non-empty prefix")
             prefixes.append(v)
         elif action == "scenario":
             cfg.scenario = v
@@ -300,7 +300,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
         cfg.session_id = args.resume
     cfg.check("options")
     if cfg.scenario and cfg.replay:
-        raise UsageError("--scenario and --replay cannot be combined; choose one")
+        raise CodexUsageError("--scenario and --replay cannot be combined; choose one")
     return cfg, interactive
 
 
@@ -451,7 +451,7 @@ def run(
                     continue
                 try:
                     session.turn(prompt)
-                except UsageError as exc:
+                except CodexUsageError as exc:
                     stderr.write(f"fake-codex: {exc}\n")
                     stderr.flush()
                     session.failed_turn(prompt, str(exc))
@@ -461,10 +461,10 @@ def run(
         else:
             session.turn(args.prompt)
         return 0
-    except UsageError as exc:
+    except CodexUsageError as exc:
         stderr.write(f"fake-codex: {exc}\n")
         stderr.flush()
-        return 1
+        return exc.exit_status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ import json
 import re
 
 from scenarist.codex import build
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
 from scenarist.codex.turn import Raw, Sleep
 
@@ -97,7 +97,7 @@ class Command:
 def parse_prompt(prompt: str, prefixes: Sequence[str] = DEFAULT_PREFIXES) -> list[Command] | None:
     """The commands of a command-mode prompt, or ``None`` for a normal prompt.
 
-    Raises :class:`UsageError` naming the command and what to write instead.
+    Raises :class:`CodexUsageError` naming the command and what to write instead.
     """
     found = split_prefix(prompt, prefixes)
     if found is None:
@@ -122,7 +122,7 @@ def parse_command(text: str, index: int = 1) -> Command:
     args = args.strip()
     name = ALIASES.get(word, word)
     if name not in HANDLERS:
-        raise UsageError(
+        raise CodexUsageError(
             f"command {index} ({head!r}): unknown command; "
             f"known commands: {', '.join(sorted(HANDLERS))} (try 'help')"
         )
@@ -158,8 +158,8 @@ def has_session(commands: Sequence[Command]) -> bool:
 # ---- argument checks (run at parse time) ---------------------------------
 
 
-def _bad(cmd: Command, why: str) -> UsageError:
-    return UsageError(f"command {cmd.index} ({cmd.name}): {why}")
+def _bad(cmd: Command, why: str) -> CodexUsageError:
+    return CodexUsageError(f"command {cmd.index} ({cmd.name}): {why}")
 
 
 def _json_arg(cmd: Command, what: str) -> Any:

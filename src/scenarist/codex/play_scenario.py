@@ -17,7 +17,7 @@ import json
 from bisect import bisect_right
 
 from scenarist.codex import build
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.turn import Sleep
 from scenarist.scenario import AgentEdits, AgentPlan, AgentToolUse, ExecEvent, LlmError, TextStep
 
@@ -48,9 +48,9 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
         issues = [i for i in exc.issues if i.severity == "error"] or list(exc.issues)
         first = "; ".join(line.strip() for line in str(issues[0]).splitlines()) if issues else exc
         more = f" (and {len(issues) - 1} more errors)" if len(issues) > 1 else ""
-        raise UsageError(f"--scenario: {first}{more}") from None
+        raise CodexUsageError(f"--scenario: {first}{more}") from None
     except OSError as exc:
-        raise UsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
+        raise CodexUsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
     beats = list(compile_timeline(scenario).beats)
     live = [b for b in beats if b.live] or beats
     turns = [live] if whole else split_turns(live)

@@ -26,13 +26,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from scenarist.errors import UsageError
+
 DEFAULT_TIMEOUT_S = 300.0
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _AGENT_KEYS = ("argv", "cwd", "env", "timeout_s", "kill_on_timeout")
 _TOP_KEYS = ("include_defaults", "agents")
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError, ValueError):
     """A configuration problem, phrased as what is wrong, where, and how to fix it."""
 
 

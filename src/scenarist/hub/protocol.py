@@ -16,12 +16,14 @@ from typing import Literal
 
 import orjson
 
+from scenarist.errors import WireError
+
 State = Literal["idle", "starting", "running", "exited", "error"]
 Stream = Literal["stdout", "stderr"]
 CLIENT_TYPES = ("command", "kill", "subscribe")
 
 
-class ProtocolError(ValueError):
+class ProtocolError(WireError, ValueError):
     """A client frame the hub refuses; the text is sent back in an ``error`` frame."""
 
 

@@ -17,12 +17,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from scenarist.errors import WireError
+
 Api = Literal["chat", "responses", "messages"]
 Profile = Literal["claude", "codex", "openai"]
 ToolKind = Literal["function", "custom", "builtin"]
 
 
-class RequestError(ValueError):
+class RequestError(WireError, ValueError):
     """A request the real API would refuse: HTTP ``status``, a message, the offending field."""
 
     def __init__(self, message: str, *, param: str | None = None, status: int = 400) -> None:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import Profile
 from scenarist.llm.script import Action, EditAction, ToolAction
 
@@ -118,7 +119,7 @@ def plan_edit(action: EditAction, ctx: Context) -> Edit:
     return Edit(path, before, after)
 
 
-class EditError(ValueError):
+class EditError(ScenaristError, ValueError):
     """An ``agentEdits`` that cannot be applied to the file as it is."""
 
 

@@ -47,7 +47,7 @@ from scenarist.llm.position import PositionError, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, Script
-from scenarist.llm.selection import SelectionError, Selector
+from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.play import Clock, Player, RealClock
 from scenarist.wire import SSE_HEADERS, encode_body, encode_stream, error_body
 from scenarist.wire import Api as WireApi
@@ -237,7 +237,7 @@ class MockModelServer:
             params.update(body)
         try:
             report = self.final_check(params.get("scenario"), params.get("workspace"))
-        except SelectionError as exc:
+        except RequestSelectionError as exc:
             return _plain_error(exc.status, exc.message)
         return JSONResponse(report, status_code=200 if report["ok"] else 422)
 
@@ -293,14 +293,14 @@ class MockModelServer:
         if name is None:
             if len(self.scripts) == 1:
                 return self.scripts[0]
-            raise SelectionError(
+            raise RequestSelectionError(
                 f"scenarist: say which scenario to check (scenario=NAME); loaded: {names}",
                 status=400,
             )
         for script in self.scripts:
             if script.name == name:
                 return script
-        raise SelectionError(f"scenarist: no scenario named {name!r}; loaded: {names}")
+        raise RequestSelectionError(f"scenarist: no scenario named {name!r}; loaded: {names}")
 
     async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
         raw = await self._read("messages", headers, receive)
@@ -386,7 +386,7 @@ class MockModelServer:
                 prompt=headers.get("x-scenario-prompt"),
                 conversation_prompt=conv.first_prompt,
             )
-        except SelectionError as exc:
+        except RequestSelectionError as exc:
             return self._fail(entry, api, Reply(exc.status, exc.message))
         script = choice.script
         entry.update(

@@ -13,11 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["Parser", "UsageError", "add_defines", "define_symbols", "run", "scenario_paths"]
+from scenarist.errors import UsageError
+
+__all__ = ["Parser", "UsageReported", "add_defines", "define_symbols", "run", "scenario_paths"]
 
 
-class UsageError(Exception):
-    """A usage error that has already been printed; the command exits 2."""
+class UsageReported(UsageError):
+    """A usage error that argparse has already printed; the command exits 2."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -26,7 +28,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise UsageError
+        raise UsageReported
 
 
 def add_defines(parser: argparse.ArgumentParser) -> None:
@@ -39,13 +41,13 @@ def run(parser: Parser, argv: Sequence[str], body: Callable[[argparse.Namespace]
     """Parse ``argv`` and run ``body``: exit 2 on usage errors, 0 when stdout was closed."""
     try:
         args = parser.parse_args(list(argv))
-    except UsageError:
+    except UsageReported:
         return 2
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
         return int(body(args))
-    except UsageError:
+    except UsageReported:
         return 2
     except BrokenPipeError:
         return 0

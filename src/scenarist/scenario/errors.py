@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["Issue", "ScenarioError", "Severity"]
 
 Severity = Literal["error", "warning"]
@@ -38,7 +40,7 @@ class Issue:
         return Issue(self.file, self.line, self.col, self.path, self.message, self.hint, "error")
 
 
-class ScenarioError(Exception):
+class ScenarioError(ScenaristError):
     """A scenario could not be loaded; ``issues`` lists every error (and warning) found."""
 
     def __init__(self, issues: list[Issue]) -> None:
