@@ -13,10 +13,10 @@ from scenarist.fake.events import FakeModelError
 from scenarist.hub.config import ConfigError
 from scenarist.hub.process import StdinError
 from scenarist.hub.protocol import ProtocolError
-from scenarist.llm.conversation import RequestError
 from scenarist.llm.position import PositionError
 from scenarist.llm.process import ServerStartError
 from scenarist.llm.profiles import EditError
+from scenarist.llm.request_errors import RequestError
 from scenarist.llm.selection import RequestSelectionError
 from scenarist.scenario.cli_parser import UsageReported
 from scenarist.scenario.errors import Issue, ScenarioError

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("scenarist.scenario.cli:select_main", "which scenario a prompt selects"),
     "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
+    "agent": ("scenarist.agent.cli:main", "play a scenario as an agent: real tools in a workspace"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),
 }
 

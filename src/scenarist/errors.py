@@ -16,15 +16,23 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── WireError                      a peer sent what the API refuses; the server answers in the
     │   │                              API's own error format (HTTP ``status`` + error body, or
     │   │                              an ``error`` frame), never with a traceback
-    │   ├── RequestError               a request the real model API would refuse (llm.conversation)
+    │   ├── RequestError               a request the real model API would refuse (llm.request_errors)
     │   ├── RequestSelectionError      no scenario answers this model API request (llm.selection)
     │   ├── PositionError              the request is past the scenario's end or strays from it
     │   │                              (llm.position)
-    │   └── ProtocolError              a hub client frame the hub refuses (hub.protocol)
+    │   ├── ProtocolError              a hub client frame the hub refuses (hub.protocol)
+    │   └── Rejected                   a step of llm.answer refused the request (internal)
     ├── FakeModelError                 a scripted failure of the in-process fake model (fake)
     ├── EditError                      an agentEdits that cannot be applied to the file (llm)
     ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
-    └── StdinError                     a hub agent cannot take more input (hub.process)
+    ├── StdinError                     a hub agent cannot take more input (hub.process)
+    ├── ArgError                       a tool argument that does not fit (scenario.tools)
+    ├── WorkspaceError                 the llm workspace cannot be read; OutsideWorkspace: a path
+    │                                  that leaves it (llm.workspace)
+    ├── AgentError                     the mock agent reports it as one line; PathRefused
+    │                                  (agent.workspace)
+    └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
+                                       (agent.cli, agent.play)
 
 The leaves live next to the code that raises them; ``scenarist`` exports the ones users
 catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError`` still are.

@@ -15,8 +15,7 @@ import jsonschema
 from scenarist.codex.cli import run
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO / ".." / "shared"
-SCHEMAS = SHARED / "reference" / "codex-schema"
+SCHEMAS = REPO / "tests" / "data" / "codex-schema"
 FAKE_CODEX = Path(sys.executable).parent / "fake-codex"
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from codexkit import SHARED, assert_valid_stream, fake_codex
+from codexkit import assert_valid_stream, fake_codex
 
 from scenarist.codex.cli import parse_args
 from scenarist.codex.commands import split_commands, split_prefix
@@ -88,6 +91,14 @@ def test_custom_prefixes_replace_the_defaults() -> None:
         (["x"], {"SCENARIST_CODEX_CONFIG": '{"seed": "7"}'}, "seed must be an integer"),
         (["x"], {"SCENARIST_CODEX_CONFIG": "not json"}, "$SCENARIST_CODEX_CONFIG: bad JSON"),
         (["--scenario", "a.yaml", "--replay", "b.jsonl"], None, "cannot be combined"),
+        # hostile values: bounded pauses, finite scales, no devices or FIFOs read as files
+        (["help sleep 99999999999999999999"], None, "at most 86400000 ms (one day)"),
+        (["--cadence-ms", "99999999999999999999", "x"], None, "cadence_ms must be at most"),
+        (["--time-scale", "1e300", "x"], None, "time_scale must be a number from 0 to 1000"),
+        (["--time-scale", "nan", "x"], None, "time_scale must be a number from 0 to 1000"),
+        (["--replay", "/dev/zero"], None, "replay file '/dev/zero' is not a regular file"),
+        (["--scenario", "/dev/zero", "x"], None, "scenario file '/dev/zero' is not a regular"),
+        (["--config", "@/dev/zero", "x"], None, "config file '/dev/zero' is not a regular file"),
     ],
 )
 def test_bad_input_exits_1_with_one_line(
@@ -99,6 +110,32 @@ def test_bad_input_exits_1_with_one_line(
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("fake-codex: "), result.stderr
     assert message in lines[0]
+
+
+def test_replayed_sleep_is_bounded(tmp_path: Path) -> None:
+    recording = tmp_path / "r.jsonl"
+    recording.write_text('{"type":"sleep","ms":99999999999999999999}\n')
+    result = fake_codex("--replay", str(recording))
+    assert result.code == 1 and result.stdout == b""
+    assert "must be a whole number from 0 to 86400000" in result.stderr
+
+
+def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    result = fake_codex("--replay", str(fifo))  # opening a FIFO for reading would block here
+    assert result.code == 1 and "is not a regular file" in result.stderr
+
+
+def test_argument_that_is_not_utf8_is_read_with_replacement_characters() -> None:
+    """Invalid UTF-8 on the command line arrives as lone surrogates; it must not crash the
+    JSON output (it did: UnicodeEncodeError after the first lines)."""
+    prompt = os.fsdecode(b"help message caf\xe9 \xff")
+    proc = subprocess.run([sys.executable, "-m", "scenarist", "codex", "--seed", "1", prompt],
+                          capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    message = [json.loads(line)["params"]["msg"] for line in proc.stdout.splitlines()][-3]
+    assert message == {"type": "agent_message", "message": "caf\ufffd \ufffd"}
 
 
 def test_help() -> None:
@@ -203,7 +240,8 @@ def test_random_mode_tool_selection() -> None:
 
 
 def test_replay_reemits_a_recording(tmp_path: Path) -> None:
-    example = SHARED / "reference" / "codex-schema" / "fake-agent-example-seed42.jsonl"
+    # a seeded run of every command with an ApprovalResponse line after each approval request
+    example = Path(__file__).parent / "data" / "recording.jsonl"
     result = fake_codex("--replay", str(example))
     assert result.code == 0, result.stderr
     original = [json.loads(line) for line in example.read_text().splitlines() if line.strip()]
@@ -315,6 +353,7 @@ def test_exec_json_mapping_of_every_tool() -> None:
         ("item.completed", "command_execution", "completed"),
         ("item.started", "command_execution", "in_progress"),
         ("item.completed", "command_execution", "failed"),
+        ("item.started", "file_change", "in_progress"),
         ("item.completed", "file_change", "completed"),
         ("item.started", "mcp_tool_call", "in_progress"),
         ("item.completed", "mcp_tool_call", "completed"),
@@ -349,22 +388,30 @@ def test_exec_json_error_fails_the_turn() -> None:
 
 
 class FakeClock:
+    """A :class:`scenarist.play.Clock` that oversleeps 4 ms on every blocking wait."""
+
     def __init__(self) -> None:
-        self.now = 100.0
+        self.now = 100_000.0
         self.sleeps: list[float] = []
 
-    def clock(self) -> float:
+    def now_ms(self) -> float:
         return self.now
 
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(round(seconds, 6))
-        self.now += seconds + 0.004  # oversleeps a little every time
+    def now(self) -> float:
+        return self.now / 1000
+
+    async def sleep_until(self, t_ms: float) -> None:
+        raise AssertionError("the writer is blocking code: it never awaits")
+
+    def wait_until(self, t_ms: float) -> None:
+        self.sleeps.append(round((t_ms - self.now) / 1000, 6))  # seconds slept
+        self.now = t_ms + 4  # oversleeps a little every time
 
 
 def test_cadence_follows_an_absolute_schedule() -> None:
     fake = FakeClock()
     out = io.BytesIO()
-    writer = Writer(out, cadence_ms=100, clock=fake.clock, sleep=fake.sleep)
+    writer = Writer(out, cadence_ms=100, clock=fake)
     steps = [{"type": "warning", "message": str(i)} for i in range(4)]
     writer.write(
         [*steps[:2], Sleep(250), Raw({"x": 1}), *steps[2:]], lambda e: json.dumps(e) + "\n"
@@ -385,10 +432,21 @@ def test_fast_path_writes_blocks_and_honours_sleep() -> None:
             return super().write(data)
 
     out = Counting()
-    writer = Writer(out, clock=fake.clock, sleep=fake.sleep)
+    writer = Writer(out, clock=fake)
     steps: list = [{"type": "warning", "message": str(i)} for i in range(5000)]
     steps.insert(10, Sleep(50))
     writer.write(steps, lambda e: json.dumps(e) + "\n")
     assert out.getvalue().count(b"\n") == 5000
     assert Counting.writes <= 6  # first line, then blocks
     assert fake.sleeps == [0.05]
+
+
+def test_exec_json_announces_the_thread_before_the_turn_whatever_the_commands() -> None:
+    """A `session` command in the middle of a sequence used to put thread.started after
+    turn.started; codex exec --json always starts with the thread."""
+    lines = fake_codex("exec", "--json", "--seed", "1", "help message a; session; message b").lines
+    assert [ln["type"] for ln in lines[:2]] == ["thread.started", "turn.started"]
+    assert [ln["type"] for ln in lines].count("thread.started") == 1
+    assert sorted(lines[-1]["usage"]) == sorted([
+        "input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens",
+        "reasoning_output_tokens"])  # the @openai/codex-sdk Usage type requires all five

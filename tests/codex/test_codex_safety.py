@@ -43,7 +43,7 @@ def _audit(tmp_path: Path, runs: list[dict[str, object]], *, selftest: bool = Fa
 def test_every_command_and_mode_runs_without_side_effects(tmp_path: Path) -> None:
     replay = tmp_path / "rec.jsonl"
     replay.write_text(
-        (SHARED_EXAMPLE.read_text() if SHARED_EXAMPLE.exists() else "")
+        RECORDING.read_text()
         + '{"type":"sleep","ms":0}\n{"type":"warning","message":"w"}\n'
     )
     config = tmp_path / "cfg.json"
@@ -85,11 +85,4 @@ def test_the_audit_hook_catches_real_side_effects(tmp_path: Path) -> None:
     assert not (tmp_path / "y.txt").exists()
 
 
-SHARED_EXAMPLE = (
-    HERE.parents[1]
-    / ".."
-    / "shared"
-    / "reference"
-    / "codex-schema"
-    / ("fake-agent-example-seed42.jsonl")
-)
+RECORDING = HERE / "data" / "recording.jsonl"

@@ -53,7 +53,7 @@ def test_codex_sdk_runs_a_thread_on_fake_codex() -> None:
         "todo_list",
     ]
     by_kind = {item["type"]: item for item in first["items"]}
-    assert by_kind["command_execution"]["command"] == "ls"
+    assert by_kind["command_execution"]["command"] == "/bin/bash -lc ls"  # as Codex prints it
     assert by_kind["command_execution"]["exit_code"] == 0
     assert by_kind["file_change"]["changes"] == [
         {"path": "/repo/fake_agent_notes.md", "kind": "add"}

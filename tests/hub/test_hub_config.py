@@ -73,3 +73,13 @@ def test_load_config_reads_toml_and_reports_syntax_errors_with_the_file(tmp_path
         load_config(bad)
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config(tmp_path / "missing.toml")
+
+
+def test_done_marker_is_a_checked_regular_expression() -> None:
+    agents = parse_config({"agents": {"a": {"argv": ["x"], "done_marker": "^> $"}}})
+    assert agents["a"].done_marker == "^> $"
+    assert agents["fake-codex"].done_marker  # the default fake agent finishes turns visibly
+    for bad, needle in (("(", "not a valid regular expression"), ("", "non-empty"),
+                        (3, "non-empty")):
+        with pytest.raises(ConfigError, match=needle):
+            parse_config({"agents": {"a": {"argv": ["x"], "done_marker": bad}}})

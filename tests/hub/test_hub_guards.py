@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import httpx
@@ -50,6 +51,24 @@ async def test_origin_check_defeats_cross_site_websocket_hijacking() -> None:
         for origin in (f"http://127.0.0.1:{hub.port}", "https://ide.example"):
             async with connect(hub.ws_url(), origin=origin) as ws:  # type: ignore[arg-type]
                 assert "hello" in await ws.recv()
+
+
+async def test_host_check_defeats_dns_rebinding() -> None:
+    """A hostile name resolved to 127.0.0.1: Host and Origin agree, the token is known."""
+    config = make_config(agent("echo"), allow_origins=frozenset({"https://ide.example"}))
+    async with running_hub(config) as hub, httpx.AsyncClient() as http:
+        rebound = f"evil.example:{hub.port}"
+        page = await http.get(hub.http(f"/?token={TOKEN}"), headers={"Host": rebound})
+        assert page.status_code == 421 and "DNS rebinding" in page.text
+        sock = socket.create_connection(("127.0.0.1", hub.port))
+        with pytest.raises(InvalidStatus) as err:
+            async with connect(f"ws://{rebound}/ws?token={TOKEN}", sock=sock,
+                               origin=f"http://{rebound}"):  # type: ignore[arg-type]
+                pass
+        assert err.value.response.status_code == 421
+        for host in (f"localhost:{hub.port}", f"127.0.0.1:{hub.port}", "ide.example"):
+            ok = await http.get(hub.http(f"/?token={TOKEN}"), headers={"Host": host})
+            assert ok.status_code == 200, host
 
 
 async def test_clients_can_only_start_configured_agents() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scenarist.hub.security import (
     RateLimiter,
+    host_allowed,
     is_loopback,
     new_token,
     origin_allowed,
@@ -66,3 +67,13 @@ def test_origin_problem_names_what_an_allow_origin_can_never_match() -> None:
         problem = origin_problem(bad)
         assert problem is not None and repr(bad) in problem
         assert "scheme://host[:port]" in problem
+
+
+def test_host_must_name_the_hub() -> None:
+    allowed = frozenset({"https://ide.example:8443"})
+    for host in ("127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "::1",
+                 "10.0.0.5:8080", "ide.example:8443", "myhost:1", "localhost.:8080"):
+        assert host_allowed(host, "myhost", allowed), host
+    for host in ("evil.example:8080", "evil.example", "localhost.evil.example:8080", "", None,
+                 "127.0.0.1.nip.io:8080"):
+        assert not host_allowed(host, "127.0.0.1", allowed), host

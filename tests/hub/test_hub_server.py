@@ -6,6 +6,7 @@ import asyncio
 import sys
 from typing import Any
 
+import pytest
 from hubkit import (
     AGENTS,
     Client,
@@ -181,6 +182,21 @@ async def test_timeout_is_reported_and_the_agent_keeps_running_unless_configured
         await c.send(type="command", agent="echo", text="still here")
         await c.until(lambda m: "echo: still here\n" in text_of(c.seen))
         assert hub.hub.sessions["echo"].state == "running"
+
+
+async def test_done_marker_finishes_queued_commands_in_order_and_times_only_running_ones() -> None:
+    spec = agent("echo", timeout_s=0.3, done_marker=r"^echo: ")
+    async with running_hub(make_config(spec)) as hub, client(hub) as c:
+        for text in ("one", "two", "three"):
+            await c.send(type="command", agent="echo", text=text)
+        frames = await c.until(lambda m: [f["type"] for f in c.seen].count("done") == 3)
+        assert "timeout" not in [f["type"] for f in c.seen]
+        outputs = [f["data"] for f in c.seen if f["type"] == "stdout"]
+        assert "".join(outputs) == "echo: one\necho: two\necho: three\n"
+        assert frames[-1]["type"] == "done"
+        assert not hub.hub.sessions["echo"].commands.sent_at
+        with pytest.raises(TimeoutError):  # nothing is running: no timeout comes
+            await asyncio.wait_for(c.until_type("timeout", "echo"), 0.6)
 
 
 async def test_timeout_kills_when_kill_on_timeout_is_set() -> None:

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO / ".." / "shared"
-CAPTURED = SHARED / "reference" / "real-agent-requests"
+CAPTURED = REPO / "tests" / "data" / "real-agent-requests"
 
 
 def captured(name: str) -> dict[str, Any]:

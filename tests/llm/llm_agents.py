@@ -117,5 +117,15 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return work, home
 
 
+def comparable(line: dict[str, Any]) -> dict[str, Any]:
+    """A ``codex exec --json`` line without what differs by nature between two runs of the
+    same scenario: the thread id and the token figures (for line-by-line comparisons)."""
+    if line["type"] == "thread.started":
+        return {"type": "thread.started", "thread_id": type(line["thread_id"]).__name__}
+    if line["type"] == "turn.completed":
+        return {"type": "turn.completed", "usage": sorted(line["usage"])}
+    return line
+
+
 def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]

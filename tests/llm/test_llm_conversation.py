@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from scenarist.llm.conversation import (
     Mark,
     RequestError,
     detect_profile,
+    find_cwd,
     read_chat,
     read_messages,
     read_request,
@@ -19,6 +21,7 @@ from scenarist.llm.conversation import (
 )
 
 Load = Callable[[str], dict[str, Any]]
+HOSTILE = Path(__file__).parent / "hostile"
 
 
 @pytest.mark.parametrize(
@@ -158,3 +161,24 @@ def test_bad_bodies_name_the_field(api: str, body: object, param: str) -> None:
 def test_body_must_be_an_object() -> None:
     with pytest.raises(RequestError, match="expected an object"):
         read_request("chat", [1, 2])
+
+
+def test_wrapper_removal_keeps_what_is_not_a_closed_block() -> None:
+    text = "<system-reminder>a</system-reminder>keep<system-reminder x='1'>b</system-reminder>"
+    assert strip_wrappers(text) == "keep"
+    # an unclosed opener stays; a later closed block of another tag is still removed
+    assert strip_wrappers("x <system-reminder> y <INSTRUCTIONS>z</INSTRUCTIONS>") == \
+        "x <system-reminder> y"
+    # blocks do not nest: the first closing tag ends the block, as before
+    assert strip_wrappers("<turn_aborted>1<turn_aborted>2</turn_aborted>3</turn_aborted>ok") == \
+        "3</turn_aborted>ok"
+
+
+@pytest.mark.timeout(60)  # a hang detector: the quadratic version needed hours for this
+def test_hostile_unclosed_wrappers_are_linear() -> None:
+    """Issue 12: 136 KB of unclosed <system-reminder> stalled every client for 9.7 s."""
+    body = (HOSTILE / "unclosed-wrappers.txt").read_text() * 40  # ~5.4 MB
+    assert strip_wrappers(body) == ""  # an unclosed wrapper at the start swallows its part
+    assert strip_wrappers("typed " + body) == ("typed " + body).strip()
+    assert find_cwd(["<cwd>" + " " * 2_000_000 + "x"]) is None
+    assert find_cwd(["<cwd>  /w  </cwd>"]) == "/w"

@@ -115,8 +115,8 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
         answers[name] = first
     # each variant really changes the bytes, so a key missing any of them would be caught
     assert len(set(answers.values())) == len(VARIANTS)
-    assert len(memo.server._memo) == len(VARIANTS)
-    assert not fresh.server._memo
+    assert len(memo.server.memo) == len(VARIANTS)
+    assert fresh.server.memo is None
 
     now[0] += 1  # the next second: ``created`` changes
     for name in ("base", "stream", "responses"):

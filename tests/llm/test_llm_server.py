@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from scenarist.llm.journal import Journal
 from scenarist.llm.script import (
     Check,
     ModelTurn,
@@ -21,6 +22,7 @@ from scenarist.llm.script import (
     ToolAction,
 )
 from scenarist.play import VirtualClock
+from scenarist.scenario.model import Assert
 
 
 def _turn(i: int, text: str, *actions: ToolAction, **kw: Any) -> ModelTurn:
@@ -310,7 +312,10 @@ def test_asserts_between_turns(serve: Any, tmp_path: Path) -> None:
                         1,
                         "Made.",
                         checks=(
-                            Check({"fs": {"exists": ["made.txt"], "notExists": ["nope.txt"]}}),
+                            Check(
+                                Assert(index=2, key_path="timeline[2].assert", line=9, col=5,
+                                       fs_exists=("made.txt",), fs_not_exists=("nope.txt",))
+                            ),
                         ),
                     ),
                 ),
@@ -405,7 +410,9 @@ def test_several_server_processes_agree(serve: Any) -> None:
 def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
     """The first frames go out before any other task runs (not a loop cycle later, which
     made them late and every later frame early relative to them); later ones at t0 + at."""
-    from scenarist.llm.server import _Batch, _PacedStream
+    from scenarist.llm.answer import Batch
+    from scenarist.llm.server import _PacedStream
+    from scenarist.play import Schedule
 
     async def play() -> list[tuple[float, bytes, bool]]:
         clock = VirtualClock(1000.0)
@@ -423,10 +430,10 @@ def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
             others_ran.append(True)
 
         asyncio.get_running_loop().create_task(other())
-        batches = [_Batch(0, b"a"), _Batch(50, b"b"), _Batch(120, b"c")]
+        batches = (Batch(0, b"a"), Batch(50, b"b"), Batch(120, b"c"))
         entry: dict[str, Any] = {}
-        owner: Any = type("Owner", (), {"active_streams": 0})()
-        await _PacedStream(batches, clock, entry, owner)({}, receive, send)
+        owner: Any = type("Owner", (), {"active_streams": 0, "journal": Journal()})()
+        await _PacedStream(batches, Schedule(clock), entry, owner)({}, receive, send)
         assert entry["completed"] is True
         return sent
 

@@ -12,7 +12,6 @@ from scenarist.scenario import Issue, Scenario, ScenarioError, load_scenario_tex
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-REFERENCE = REPO / ".." / "shared" / "reference" / "agent-harbor-scenarios"
 
 
 def load(text: str, **kwargs: Any) -> Scenario:

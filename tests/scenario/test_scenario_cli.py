@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from scenario_testutil import EXAMPLES, REFERENCE
+from scenario_testutil import EXAMPLES
 
 from scenarist.scenario.cli import schema_main, timeline_main, validate_main
 
@@ -73,7 +73,7 @@ def test_timeline_json_is_ordered_beats(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_timeline_speed_scales_and_clamps(capsys: pytest.CaptureFixture[str]) -> None:
-    path = str(REFERENCE / "long_running_demo.yaml")
+    path = str(EXAMPLES / "simulation-rest.yaml")
 
     def times(*extra: str) -> list[int]:
         assert timeline_main([path, "--json", *extra]) == 0
@@ -115,8 +115,10 @@ def test_validate_imports_no_server_framework() -> None:
     assert out.strip() == "0 []"
 
 
-def test_console_script_end_to_end() -> None:
-    proc = subprocess.run([sys.executable, "-m", "scenarist", "validate", str(REFERENCE / "acp_meta_multimodal.yaml")],
+def test_console_script_end_to_end(tmp_path: Path) -> None:
+    path = write(tmp_path, "meta.yaml", "name: meta\ntimeline:\n  - userInputs: [[0, hi]]\n"
+                 "  - sessionStart\n")
+    proc = subprocess.run([sys.executable, "-m", "scenarist", "validate", str(path)],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "acp_meta_multimodal.yaml:" in proc.stderr and "loadSession" in proc.stderr
+    assert "meta.yaml:4:" in proc.stderr and "loadSession" in proc.stderr

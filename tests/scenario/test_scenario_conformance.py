@@ -1,4 +1,7 @@
-"""Reference scenarios, our examples (coverage of the format) and the JSON Schema."""
+"""Our examples (coverage of the format) and the JSON Schema.
+
+The same checks over the Agent Harbor reference scenarios: test_scenario_agent_harbor.py.
+"""
 
 from __future__ import annotations
 
@@ -7,54 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 import yaml
-from scenario_testutil import EXAMPLES, REFERENCE, REPO
+from scenario_testutil import EXAMPLES, REPO
 
-from scenarist.scenario import (
-    AgentToolUse,
-    LlmResponse,
-    ScenarioError,
-    UserInputs,
-    compile_timeline,
-    load_scenario,
-    load_scenarios,
-)
+from scenarist.scenario import LlmResponse, UserInputs, load_scenario, load_scenarios
 from scenarist.scenario.content import CONTENT_TYPES
 from scenarist.scenario.events import EVENT_KEYS
 from scenarist.scenario.schema import scenario_schema
-
-MUST_LOAD = ["simulation_smoke", "long_running_demo", "timing_test_scenario", "prompt_turn_basic",
-             "acp_round_trip", "acp_realistic_session", "acp_loadsession_meta"]
-
-
-@pytest.mark.parametrize("name", MUST_LOAD)
-def test_reference_scenarios_load(name: str) -> None:
-    s = load_scenario(REFERENCE / f"{name}.yaml")
-    assert s.name == name and compile_timeline(s).beats
-
-
-def test_meta_multimodal_rejected_with_reason_and_location() -> None:
-    path = REFERENCE / "acp_meta_multimodal.yaml"
-    with pytest.raises(ScenarioError) as info:
-        load_scenario(path)
-    (issue,) = info.value.errors
-    assert "sessionStart" in issue.message and "loadSession" in issue.message
-    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "- sessionStart" in text)
-    assert (issue.line, issue.path) == (line, "timeline[1].sessionStart")
-
-
-def test_realistic_development_scenario_loads_under_delta_timing() -> None:
-    s = load_scenario(REFERENCE / "realistic_development_scenario.yaml")
-    run = next(e for e in s.timeline if isinstance(e, AgentToolUse) and e.tool_name == "runCmd")
-    assert "cmd" in run.args  # its old 'command' argument is read as 'cmd' (with a warning)
-    assert s.warnings and all(w.severity == "warning" for w in s.warnings)
-
-
-def test_reference_directory_loads_sorted_except_the_rejected_one() -> None:
-    with pytest.raises(ScenarioError) as info:
-        load_scenarios([REFERENCE])
-    assert {Path(i.file).name for i in info.value.errors} == {"acp_meta_multimodal.yaml"}
 
 
 def test_directory_loading_is_recursive_and_sorted(tmp_path: Path) -> None:
@@ -111,7 +73,7 @@ def test_schema_is_valid_and_examples_validate_against_it() -> None:
     schema = scenario_schema()
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
-    for path in _examples() + [REFERENCE / f"{n}.yaml" for n in MUST_LOAD]:
+    for path in _examples():
         problems = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
         assert not problems, (path.name, problems[:3])
 

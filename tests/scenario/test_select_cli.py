@@ -11,11 +11,7 @@ import pytest
 
 import scenarist.scenario.cli
 from scenarist.cli import COMMANDS
-from scenarist.scenario import load_scenarios
-from scenarist.scenario.select import ScenarioIndex
 from scenarist.scenario.select_cli import select_main
-
-REFERENCE = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "agent-harbor-scenarios"
 
 
 def scenario(name: str, prompt: str, *, extra: str = "") -> str:
@@ -133,18 +129,3 @@ def test_through_the_scenarist_command(folder: Path) -> None:
     assert done.stdout.startswith("docs  (by prompt, distance 7)")
 
 
-def test_reference_scenarios_select_by_their_effective_initial_prompt() -> None:
-    names = ["simulation_smoke", "long_running_demo", "timing_test_scenario", "prompt_turn_basic",
-             "acp_round_trip", "acp_realistic_session", "acp_loadsession_meta"]
-    scenarios = load_scenarios([REFERENCE / f"{n}.yaml" for n in names])
-    index = ScenarioIndex(scenarios)
-    prompted = [s for s in scenarios if s.effective_initial_prompt]
-    assert prompted, "the reference scenarios have initial prompts"
-    for s in prompted:
-        chosen = index.select(prompt=s.effective_initial_prompt)
-        assert chosen.distance == 0
-        # identical prompts in several files: the smallest name wins, deterministically
-        same = sorted(o.name for o in prompted
-                      if (o.effective_initial_prompt or "").strip()
-                      == (s.effective_initial_prompt or "").strip())
-        assert chosen.name == same[0]

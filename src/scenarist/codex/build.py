@@ -80,9 +80,20 @@ def _exec_fields(turn: Turn, call_id: str, command: list[str]) -> Event:
         "turn_id": turn.turn_id,
         "command": command,
         "cwd": turn.cwd,
-        "parsed_cmd": [{"type": "unknown", "cmd": " ".join(command)}],
+        "parsed_cmd": [{"type": "unknown", "cmd": _script(command)}],
         "source": "agent",
     }
+
+
+def _script(command: list[str]) -> str:
+    """The command line a shell argv runs (what Codex's ``parsed_cmd`` shows)."""
+    return command[2] if command[:2] == ["/bin/bash", "-lc"] else " ".join(command)
+
+
+def shell_argv(script: str) -> list[str]:
+    """How Codex runs a command the model asked for: through a login shell, as ``codex exec
+    --json`` then prints it (``/bin/bash -lc 'python3 fib.py'``). Every mode uses this form."""
+    return ["/bin/bash", "-lc", script]
 
 
 def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
@@ -179,6 +190,10 @@ def file_change(kind: str, *, content: str = "", diff: str = "") -> dict[str, An
     return {"type": kind, "content": content}
 
 
+def _absolute(turn: Turn, path: str) -> str:
+    return path if path.startswith("/") else f"{turn.cwd.rstrip('/')}/{path}"
+
+
 def apply_patch(
     turn: Turn,
     changes: dict[str, dict[str, Any]],
@@ -186,7 +201,10 @@ def apply_patch(
     approvals: bool = False,
     success: bool = True,
 ) -> list[Event]:
-    """A simulated ``apply_patch``: (approval request), begin, end. No file is touched."""
+    """A simulated ``apply_patch``: (approval request), begin, end. No file is touched.
+
+    Paths are absolute, as Codex reports them: a relative one is taken from the turn's cwd."""
+    changes = {_absolute(turn, path): change for path, change in changes.items()}
     call_id = f"call_{turn.rng.hex(24)}"
     out: list[Event] = []
     if approvals:

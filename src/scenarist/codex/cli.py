@@ -13,6 +13,7 @@ YAML, pydantic) are imported only for ``--scenario``.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 from scenarist.codex import build
@@ -213,12 +214,34 @@ def _number(name: str, value: str) -> float:
         raise CodexUsageError(f"{name} needs a number, got {value!r}") from None
 
 
-def _read_file(path: str, what: str) -> str:
+#: the largest replay or config file read (a recording of a long session is a few MiB)
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def check_input_file(path: str, what: str) -> None:
+    """Refuse what cannot be an input file before reading it: a device such as /dev/zero, a FIFO
+    that would block, or a file larger than :data:`MAX_INPUT_BYTES`."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        info = os.stat(path)
     except OSError as exc:
         raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise CodexUsageError(f"{what} {path!r} is not a regular file")
+    if info.st_size > MAX_INPUT_BYTES:
+        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
+
+
+def _read_file(path: str, what: str) -> str:
+    check_input_file(path, what)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)  # bounded even if the file grows meanwhile
+    except OSError as exc:
+        raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise CodexUsageError(f"{what} {path!r} is not UTF-8 text") from None
 
@@ -248,7 +271,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
         if action == "seed":
             cfg.seed = _int_flag(name, v)
         elif action == "cadence_ms":
-            cfg.cadence_ms = _int_flag(name, v)
+            cfg.update({"cadence_ms": _int_flag(name, v)}, name)
         elif action == "chunk_min":
             cfg.chunk_min = _int_flag(name, v, 1)
         elif action == "chunk_max":
@@ -332,7 +355,7 @@ class Session:
             self.session_id, cwd=cwd, model=cfg.model, approvals=cfg.approvals, sandbox=cfg.sandbox
         )
         self.encoder: CodexEventEncoder | ExecJsonEncoder = (
-            ExecJsonEncoder() if cfg.format == "exec-json" else CodexEventEncoder()
+            ExecJsonEncoder(self.session_id) if cfg.format == "exec-json" else CodexEventEncoder()
         )
         # exec-json has no turn boundaries without the lifecycle events
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
@@ -402,6 +425,7 @@ class Session:
             from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
 
             assert self.cfg.scenario is not None
+            check_input_file(self.cfg.scenario, "scenario file")
             self._scenario = load_player(
                 self.cfg.scenario, whole=not self.interactive, time_scale=self.cfg.time_scale
             )
@@ -467,11 +491,17 @@ def run(
         return exc.exit_status
 
 
+def _as_utf8(arg: str) -> str:
+    return os.fsencode(arg).decode("utf-8", "replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``fake-codex`` and ``scenarist codex``; returns the exit code."""
     try:
         return run(
-            sys.argv[1:] if argv is None else list(argv),
+            # Arguments that are not UTF-8 reach Python as lone surrogates, which cannot be
+            # written back out; read them as the bytes they were, with U+FFFD for what is invalid.
+            [_as_utf8(a) for a in (sys.argv[1:] if argv is None else argv)],
             stdin=sys.stdin.buffer,
             stdout=sys.stdout.buffer,
             stderr=sys.stderr,

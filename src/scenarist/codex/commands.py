@@ -18,7 +18,7 @@ import re
 from scenarist.codex import build
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
-from scenarist.codex.turn import Raw, Sleep
+from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,6 +193,8 @@ def _check_sleep(cmd: Command) -> int:
         raise _bad(cmd, f"needs a whole number of milliseconds, got {cmd.args!r}") from None
     if ms < 0:
         raise _bad(cmd, "milliseconds cannot be negative")
+    if ms > MAX_PAUSE_MS:
+        raise _bad(cmd, f"at most {MAX_PAUSE_MS} ms (one day), got {ms}")
     return ms
 
 
@@ -275,7 +277,7 @@ def _exec(turn: Turn, cmd: Command) -> list[Event]:
         stdout = f"(fake-codex simulated `{text}`; nothing was run)\n"
     return build.exec_command(
         turn,
-        argv,
+        build.shell_argv(text),
         stdout=stdout if exit_code == 0 else "",
         stderr="" if exit_code == 0 else f"{argv[0]}: simulated failure (exit {exit_code})\n",
         exit_code=exit_code,
@@ -286,8 +288,6 @@ def _exec(turn: Turn, cmd: Command) -> list[Event]:
 
 def _patch(turn: Turn, cmd: Command) -> list[Event]:
     approvals, kind, path = cmd.data
-    if not path.startswith("/"):
-        path = f"{turn.cwd.rstrip('/')}/{path}"
     change = build.file_change(
         kind,
         content=f"fake-codex {kind} {path.rsplit('/', 1)[-1]}\n",

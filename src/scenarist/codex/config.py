@@ -15,6 +15,7 @@ from scenarist.codex.commands import DEFAULT_PREFIXES
 from scenarist.codex.encode import FORMATS
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.simulate import TOOL_KINDS
+from scenarist.codex.turn import MAX_PAUSE_MS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,17 +117,24 @@ def parse_json_config(text: str, source: str) -> dict[str, Any]:
 # ---- per-key validation ---------------------------------------------------
 
 
-def _int(value: Any, lo: int = 0) -> int:
+#: the largest ``time_scale``: a scenario played 1000 times slower is already a stall
+MAX_TIME_SCALE = 1000.0
+
+
+def _int(value: Any, lo: int = 0, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"must be an integer, got {json.dumps(value)}")
     if value < lo:
         raise ValueError(f"must be at least {lo}, got {value}")
+    if hi is not None and value > hi:
+        raise ValueError(f"must be at most {hi}, got {value}")
     return value
 
 
 def _scale(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ValueError(f"must be a number >= 0, got {json.dumps(value)}")
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 <= value <= MAX_TIME_SCALE):  # NaN fails the comparison too
+        raise ValueError(f"must be a number from 0 to {MAX_TIME_SCALE:g}, got {json.dumps(value)}")
     return float(value)
 
 
@@ -211,7 +219,7 @@ def _ignored(cfg: Config, value: Any) -> None:
 
 _SETTERS: dict[str, Callable[[Config, Any], None]] = {
     "seed": lambda c, v: setattr(c, "seed", _seed(v)),
-    "cadence_ms": lambda c, v: setattr(c, "cadence_ms", _int(v)),
+    "cadence_ms": lambda c, v: setattr(c, "cadence_ms", _int(v, 0, MAX_PAUSE_MS)),
     "message_chunk_min": lambda c, v: setattr(c, "chunk_min", _int(v, 1)),
     "message_chunk_max": lambda c, v: setattr(c, "chunk_max", _int(v, 1)),
     "include_reasoning": lambda c, v: setattr(c, "reasoning", _bool(v)),

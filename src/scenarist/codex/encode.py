@@ -12,6 +12,7 @@ items, usage); each call returns whole lines ending in ``\\n`` (possibly none).
 from __future__ import annotations
 
 import json
+import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,6 +76,16 @@ class CodexEventEncoder:
         return self.prefix + dumps(event) + "}}\n"
 
 
+#: ``turn.completed.usage`` of Codex 0.169 (the SDK's ``Usage`` type requires every key)
+_USAGE_KEYS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+)
+
+
 def _usage(event: Event) -> dict[str, int] | None:
     info = event.get("info")
     if not isinstance(info, dict):
@@ -84,24 +95,24 @@ def _usage(event: Event) -> dict[str, int] | None:
         return None
     return {
         key: int(total.get(key) or 0)
-        for key in (
-            "input_tokens",
-            "cached_input_tokens",
-            "output_tokens",
-            "reasoning_output_tokens",
-        )
+        for key in _USAGE_KEYS
     }
+
+
+_TURN_STARTED = '{"type":"turn.started"}\n'
 
 
 class ExecJsonEncoder:
     """EventMsg → ``codex exec --json`` lines, mirroring Codex's exec event processor."""
 
-    def __init__(self) -> None:
+    def __init__(self, thread_id: str = "") -> None:
+        self.thread_id = thread_id  # announced at the first turn if no session came before
         self._next_item = 0
         self._open: dict[str, tuple[str, Event]] = {}
         self._todo: tuple[str, list[dict[str, Any]]] | None = None
         self._usage: dict[str, int] | None = None
         self._failure: str | None = None
+        self._thread_started = False
 
     def begin_turn(self, number: int) -> None:
         """Nothing to do: exec-json lines carry no submission id."""
@@ -130,13 +141,23 @@ class ExecJsonEncoder:
 
     # -- one method per EventMsg type that has an exec-json counterpart --
 
+    def _thread_line(self, thread_id: str) -> str:
+        self._thread_started = True
+        return dumps({"type": "thread.started", "thread_id": thread_id}) + "\n"
+
     def _session(self, e: Event) -> str:
-        return dumps({"type": "thread.started", "thread_id": str(e.get("session_id", ""))}) + "\n"
+        # One thread per run, announced before its first turn, as Codex does.
+        if self._thread_started:
+            return ""
+        return self._thread_line(str(e.get("session_id", "")))
 
     def _task_started(self, e: Event) -> str:
         self._failure = None
         self._usage = None
-        return '{"type":"turn.started"}\n'
+        # A `session` command in the middle of a command sequence comes after task_started in
+        # the EventMsg stream; exec-json announces the run's thread first all the same.
+        head = "" if self._thread_started else self._thread_line(self.thread_id)
+        return head + _TURN_STARTED
 
     def _task_complete(self, e: Event) -> str:
         out = ""
@@ -146,12 +167,7 @@ class ExecJsonEncoder:
             self._todo = None
         if self._failure is not None:
             return out + dumps({"type": "turn.failed", "error": {"message": self._failure}}) + "\n"
-        usage = self._usage or {
-            "input_tokens": 0,
-            "cached_input_tokens": 0,
-            "output_tokens": 0,
-            "reasoning_output_tokens": 0,
-        }
+        usage = self._usage or dict.fromkeys(_USAGE_KEYS, 0)
         return out + dumps({"type": "turn.completed", "usage": usage}) + "\n"
 
     def _token_count(self, e: Event) -> str:
@@ -192,21 +208,17 @@ class ExecJsonEncoder:
         return self._finish(str(e.get("call_id")), item)
 
     def _patch_begin(self, e: Event) -> str:
-        # Codex shows a file change only once it is done; remember the changes.
-        self._open[str(e.get("call_id"))] = ("", e)
-        return ""
+        item = {"type": "file_change", "changes": _changes(e), "status": "in_progress"}
+        return self._start(str(e.get("call_id")), e, item)
 
     def _patch_end(self, e: Event) -> str:
-        opened = self._open.pop(str(e.get("call_id")), None)
-        changes = e.get("changes") or (opened[1].get("changes") if opened else None) or {}
+        opened = self._open.get(str(e.get("call_id")))
         item = {
             "type": "file_change",
-            "changes": [
-                {"path": path, "kind": _change_kind(change)} for path, change in changes.items()
-            ],
+            "changes": _changes(e) or (_changes(opened[1]) if opened else []),
             "status": "completed" if e.get("success") else "failed",
         }
-        return self._line("item.completed", self._item_id(), item)
+        return self._finish(str(e.get("call_id")), item)
 
     def _mcp_begin(self, e: Event) -> str:
         inv = e.get("invocation") or {}
@@ -304,9 +316,15 @@ _EXEC_HANDLERS = {
 
 
 def _command_text(command: Any) -> str:
+    """An argv as ``codex exec --json`` prints it: shell-quoted (``/bin/bash -lc 'ls -la'``)."""
     if isinstance(command, list):
-        return " ".join(str(part) for part in command)
+        return shlex.join(str(part) for part in command)
     return str(command or "")
+
+
+def _changes(event: Event) -> list[dict[str, str]]:
+    changes = event.get("changes") or {}
+    return [{"path": path, "kind": _change_kind(change)} for path, change in changes.items()]
 
 
 def _change_kind(change: Any) -> str:

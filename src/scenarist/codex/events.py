@@ -12,6 +12,8 @@ Kinds: ``s`` string, ``i`` integer, ``b`` boolean, ``a`` array, ``o`` object,
 
 from __future__ import annotations
 
+from scenarist.json_kind import json_kind
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -254,14 +256,14 @@ def check_event(msg: Any) -> str | None:
     every required field must be present with the right kind.
     """
     if not isinstance(msg, dict):
-        return f"an event must be a JSON object, got {_json_kind(msg)}"
+        return f"an event must be a JSON object, got {json_kind(msg)}"
     etype = msg.get("type")
     if not isinstance(etype, str):
         if etype is None:
             return (
                 'an event needs a string "type" field (e.g. {"type": "warning", "message": "hi"})'
             )
-        return f'the event "type" must be a string, got {_json_kind(etype)}'
+        return f'the event "type" must be a string, got {json_kind(etype)}'
     spec = REQUIRED.get(etype)
     if spec is None:
         return None
@@ -275,24 +277,8 @@ def check_event(msg: Any) -> str | None:
             want = _KIND_NAMES.get(kind.rstrip("?"), "a value")
             if kind.endswith("?"):
                 want += " or null"
-            return f"{etype}.{name} must be {want}, got {_json_kind(value)}"
+            return f"{etype}.{name} must be {want}, got {json_kind(value)}"
         if len(field) == 3 and value not in field[2]:
             allowed = ", ".join(f'"{v}"' for v in field[2])
             return f"{etype}.{name} must be one of {allowed}, got {value!r}"
     return None
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

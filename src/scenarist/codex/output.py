@@ -2,8 +2,10 @@
 
 At cadence 0 lines are gathered and written in large blocks (the fast path);
 with a cadence, or for an interactive host, every line is flushed as it is made.
-Pauses follow an absolute schedule (``t0 + sum of pauses``), so sleeping late
-once never shifts the lines after it.
+Pauses are kept by a :class:`scenarist.play.Schedule` started at the first write:
+each line is due at ``t0 + sum of pauses before it``, so sleeping late once never
+shifts the lines after it. The player is imported only when a first pause is due,
+so output without pauses starts as fast as before.
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from scenarist.codex.turn import Step
+    from scenarist.play import Clock, Schedule
 
 _BLOCK = 2048  # lines per write on the fast path
 
 
+def _monotonic_ms() -> float:
+    """A reading on :class:`scenarist.play.RealClock`'s axis, without importing the player."""
+    return time.monotonic_ns() / 1e6
+
+
 class Writer:
-    """Writes encoded steps to a binary stream; ``clock``/``sleep`` are injectable for tests."""
+    """Writes encoded steps to a binary stream; ``clock`` (a :class:`scenarist.play.Clock`,
+    default the real one) is injectable for tests."""
 
     def __init__(
         self,
@@ -32,22 +41,21 @@ class Writer:
         *,
         cadence_ms: int = 0,
         flush_each: bool = False,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
+        clock: Clock | None = None,
     ) -> None:
         self._stream = stream
-        self._cadence = cadence_ms / 1000.0
+        self._cadence_ms = cadence_ms
         self._flush_each = flush_each or cadence_ms > 0
         self._clock = clock
-        self._sleep = sleep
-        self._t0: float | None = None
-        self._due = 0.0
+        self._t0_ms: float | None = None
+        self._schedule: Schedule | None = None
+        self._due_ms = 0.0
         self.lines = 0
 
     def write(self, steps: Iterable[Step], encode: Callable[[dict[str, object]], str]) -> None:
         """Encode and write every step; ``encode`` turns an event into zero or more lines."""
-        if self._t0 is None:
-            self._t0 = self._clock()
+        if self._t0_ms is None:
+            self._t0_ms = self._clock.now_ms() if self._clock is not None else _monotonic_ms()
         if self._flush_each:
             self._write_paced(steps, encode)
         else:
@@ -72,7 +80,7 @@ class Writer:
             else:
                 self._emit(buf)
                 buf.clear()
-                self._pause(step.ms / 1000.0)
+                self._pause(step.ms)
                 continue
             if first or len(buf) >= _BLOCK:
                 first = False
@@ -89,11 +97,11 @@ class Writer:
             elif isinstance(step, Raw):
                 text = raw_line(step.value)
             else:
-                self._pause(step.ms / 1000.0)
+                self._pause(step.ms)
                 continue
             for line in text.splitlines(keepends=True):
                 self._emit([line])
-                self._pause(self._cadence)
+                self._pause(self._cadence_ms)
 
     def _emit(self, lines: list[str]) -> None:
         text = "".join(lines)
@@ -103,13 +111,17 @@ class Writer:
         self._stream.flush()
         self.lines += text.count("\n")
 
-    def _pause(self, seconds: float) -> None:
-        """Wait until ``seconds`` more of the schedule have passed since the first line."""
-        if seconds <= 0:
+    def _pause(self, ms: float) -> None:
+        """Wait until ``ms`` more of the schedule have passed (see the module doc)."""
+        if ms <= 0:
             return
-        if self._t0 is None:
-            self._t0 = self._clock()
-        self._due += seconds
-        delay = self._t0 + self._due - self._clock()
-        if delay > 0:
-            self._sleep(delay)
+        self._due_ms += ms
+        if self._schedule is None:
+            self._schedule = self._start_schedule()
+        self._schedule.wait_sync(self._due_ms)
+
+    def _start_schedule(self) -> Schedule:
+        from scenarist.play import RealClock, Schedule
+
+        clock = self._clock if self._clock is not None else RealClock()
+        return Schedule(clock, start_ms=self._t0_ms)

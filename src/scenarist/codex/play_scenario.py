@@ -130,9 +130,9 @@ def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call
     if beat.kind == "agentToolUse":
         args = event.args or {}
         text = str(args.get("cmd") or args.get("command") or "")
-        calls[call_id] = _Call(["bash", "-lc", text])
+        calls[call_id] = _Call(build.shell_argv(text))
         return [build.exec_begin(turn, call_id, calls[call_id].command)]
-    call = calls.get(call_id) or calls.setdefault(call_id, _Call(["bash", "-lc", ""]))
+    call = calls.get(call_id) or calls.setdefault(call_id, _Call(build.shell_argv("")))
     step = beat.step
     if isinstance(step, ExecEvent):
         if step.type in ("stdout", "stderr") and step.content:

@@ -14,7 +14,7 @@ import json
 
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
-from scenarist.codex.turn import Raw, Sleep
+from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,8 +42,9 @@ def _step(value: Any, where: str) -> Step:
         return Raw(value)
     if value.get("type") == "sleep" and "ms" in value:
         ms = value["ms"]
-        if isinstance(ms, bool) or not isinstance(ms, int) or ms < 0:
-            raise CodexUsageError(f'{where}: "ms" of a sleep must be a whole number >= 0, got {ms!r}')
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= MAX_PAUSE_MS:
+            raise CodexUsageError(f'{where}: "ms" of a sleep must be a whole number from 0 to '
+                             f"{MAX_PAUSE_MS} (one day), got {ms!r}")
         return Sleep(ms)
     msg: Any = None
     method = value.get("method")

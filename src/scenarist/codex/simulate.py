@@ -8,6 +8,8 @@ turn's :class:`~scenarist.codex.rng.Rng`, so a seed reproduces it byte for byte.
 
 from __future__ import annotations
 
+import shlex
+
 from scenarist.codex import build
 
 TYPE_CHECKING = False
@@ -66,7 +68,8 @@ def random_turn(
     if "exec" in tools:
         for _ in range(rng.between(1, 2)):
             argv, stdout = rng.choice(_COMMANDS)
-            out += build.exec_command(turn, argv, stdout=stdout, approvals=turn.approvals)
+            out += build.exec_command(turn, build.shell_argv(shlex.join(argv)), stdout=stdout,
+                                      approvals=turn.approvals)
     if "apply_patch" in tools:
         path = f"{turn.cwd.rstrip('/')}/{rng.choice(_FILES)}"
         diff = f"@@ -1,2 +1,2 @@\n-# old\n+# {_quote(prompt, 40)}\n"

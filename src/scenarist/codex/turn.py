@@ -35,6 +35,11 @@ class Raw:
         return f"Raw({self.value!r})"
 
 
+#: the longest pause fake-codex takes (``sleep``, ``cadence_ms``, a replayed sleep): one day;
+#: anything longer is a typo, and would overflow the operating system's timers
+MAX_PAUSE_MS = 86_400_000
+
+
 class Sleep:
     """A pause of ``ms`` milliseconds in the output (no line)."""
 

@@ -3,7 +3,8 @@
 One request handler (:func:`handle`) is adapted three ways: an httpx transport for sync
 clients, one for async clients (both from :func:`transport`), and a raw ASGI app
 (:func:`asgi_app`). The bytes come from :mod:`scenarist.wire`; frames are paced by their
-``at_ms`` against an injectable clock, so delays work the same for every client.
+``at_ms`` through :mod:`scenarist.play` (one absolute start per response, on an injectable
+clock), so delays work the same for every client.
 
 Routes (any prefix, e.g. ``/v1``): ``POST …/chat/completions`` (OpenAI Chat),
 ``POST …/responses`` (OpenAI Responses), ``POST …/messages`` (Anthropic Messages).
@@ -22,6 +23,7 @@ from typing import Any
 import httpx
 
 from scenarist.play.clock import Clock, RealClock
+from scenarist.play.pacing import Schedule, pace, pace_sync
 from scenarist.wire import (
     SSE_HEADERS,
     Api,
@@ -110,25 +112,15 @@ def handle(method: str, path: str, raw: bytes, source: Source, *, created: int) 
 REAL_CLOCK = RealClock()
 
 
-def paced(frames: Iterator[Frame], clock: Clock) -> Iterator[bytes]:
-    """Frame bytes, each released at its ``at_ms`` after the first one was asked for."""
-    t0: float | None = None
-    for frame in frames:
-        if t0 is None:
-            t0 = clock.now_ms()
-        if frame.at_ms > 0:
-            clock.wait_until(t0 + frame.at_ms)
+def _encoded(frames: Iterator[Frame], schedule: Schedule) -> Iterator[bytes]:
+    """Frame bytes, each when due (the schedule starts when the first frame is asked for)."""
+    for frame in pace_sync(frames, schedule):
         yield frame.encode()
 
 
-async def apaced(frames: Iterator[Frame], clock: Clock) -> AsyncIterator[bytes]:
-    """:func:`paced` for async consumers (sleeps without blocking the event loop)."""
-    t0: float | None = None
-    for frame in frames:
-        if t0 is None:
-            t0 = clock.now_ms()
-        if frame.at_ms > 0 and clock.now_ms() < t0 + frame.at_ms:
-            await clock.sleep_until(t0 + frame.at_ms)
+async def _aencoded(frames: Iterator[Frame], schedule: Schedule) -> AsyncIterator[bytes]:
+    """:func:`_encoded` for async consumers (waits without blocking the event loop)."""
+    async for frame in pace(frames, schedule):
         yield frame.encode()
 
 
@@ -163,7 +155,7 @@ def _body_classes(mod: ModuleType) -> tuple[type[Any], type[Any]]:
         def __iter__(self) -> Iterator[bytes]:
             assert self._reply.frames is not None
             try:
-                yield from paced(self._reply.frames, self._clock)
+                yield from _encoded(self._reply.frames, Schedule(self._clock))
             except Exception as exc:
                 raise _broken(mod, exc) from exc
             finally:
@@ -179,7 +171,7 @@ def _body_classes(mod: ModuleType) -> tuple[type[Any], type[Any]]:
         async def __aiter__(self) -> AsyncIterator[bytes]:
             assert self._reply.frames is not None
             try:
-                async for chunk in apaced(self._reply.frames, self._clock):
+                async for chunk in _aencoded(self._reply.frames, Schedule(self._clock)):
                     yield chunk
             except Exception as exc:
                 raise _broken(mod, exc) from exc
@@ -249,7 +241,7 @@ def asgi_app(source: Source, *, clock: Clock = REAL_CLOCK, created: int = CREATE
             await send({"type": "http.response.body", "body": reply.body})
             return
         try:
-            async for chunk in apaced(reply.frames, clock):
+            async for chunk in _aencoded(reply.frames, Schedule(clock)):
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:

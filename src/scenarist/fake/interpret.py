@@ -1,7 +1,7 @@
 """One call's script entries → the ordered steps of its answer (pure, lazy).
 
-A step is an :class:`~scenarist.fake.events.Event`, a :class:`Wait` (a scripted delay, which
-the stream spends on its clock before the next step: delays are *front-loaded*), or a
+A step is an :class:`~scenarist.fake.events.Event`, a :class:`Wait` (a scripted delay: the
+steps after it are due that much later, see :func:`timed_steps`; delays are *front-loaded*), or a
 :class:`Raise` (``stream_error``). Ordering rules (the spec's):
 
 - ``message_started`` first, after any leading delays;
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from scenarist.fake.events import ErrorEvent as ErrorEv
 from scenarist.fake.events import (
@@ -60,6 +60,22 @@ class Raise:
 
 
 Step = Event | Wait | Raise
+T = TypeVar("T")
+
+
+def timed_steps(steps: Iterator[T | Wait | Raise]) -> Iterator[tuple[float, T | Raise]]:
+    """Each step with its time, ``(at_ms, step)``: ms after the call began, the scripted
+    delays before it summed (each :class:`Wait` folded into the steps after it; lazy).
+
+    Consumers pace these through a :class:`scenarist.play.Schedule` (one absolute start for
+    the call), never by sleeping each delay in turn.
+    """
+    at = 0.0
+    for step in steps:
+        if isinstance(step, Wait):
+            at += step.ms
+        else:
+            yield at, step
 
 
 def parse_arguments(raw: str, kind: ToolKind) -> dict[str, Any] | None:

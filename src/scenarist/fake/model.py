@@ -26,10 +26,11 @@ from scenarist.fake.events import (
     ToolCallStarted,
     script_exhausted_error,
 )
-from scenarist.fake.interpret import Raise, Step, Wait, preflight, steps
+from scenarist.fake.interpret import Raise, Step, preflight, steps, timed_steps
 from scenarist.fake.script import Entry, FinishReason, Ok, ToolKind, UsageEntry, calls_of
 from scenarist.fake.stream import AsyncStream, Stream
 from scenarist.play.clock import Clock, RealClock
+from scenarist.play.pacing import Schedule, pace, pace_sync
 
 if TYPE_CHECKING:
     import anthropic
@@ -154,23 +155,21 @@ class FakeModel:
     def _steps(self, entries: list[Entry]) -> Iterator[Step]:
         return steps(entries, request_id=self.request_id, model=self.model)
 
+    def _timed(self, entries: list[Entry]) -> Iterator[tuple[float, Event | Raise]]:
+        return timed_steps(self._steps(entries))
+
     # --- entry points ---------------------------------------------------------------------
 
     def generate(self, request: Any = None, **kw: Any) -> Response:
         """Answer one call at once. Scripted failures and exhaustion raise FakeModelError."""
         _, entries = self._begin("generate", _recorded(request, kw))
-        return self._fold(self._steps(entries), wait=self._wait)
+        return self._fold(pace_sync(self._timed(entries), Schedule(self.clock), at=_at))
 
     async def agenerate(self, request: Any = None, **kw: Any) -> Response:
         """:meth:`generate` for async code (delays don't block the event loop)."""
         _, entries = self._begin("generate", _recorded(request, kw))
-        collected: list[Step] = []
-        for step in self._steps(entries):
-            if isinstance(step, Wait):
-                await self.clock.sleep_until(self.clock.now_ms() + step.ms)
-            else:
-                collected.append(step)
-        return self._fold(iter(collected), wait=self._wait)
+        paced = pace(self._timed(entries), Schedule(self.clock), at=_at)
+        return self._fold(iter([timed async for timed in paced]))
 
     def stream(self, request: Any = None, **kw: Any) -> Stream[Event]:
         """A lazy iterator of events. Preflight/transient failures raise here; an exhausted
@@ -190,19 +189,14 @@ class FakeModel:
             return iter((ErrorEvent(exc),))
         return self._steps(entries)
 
-    def _wait(self, ms: float) -> None:
-        self.clock.wait_until(self.clock.now_ms() + ms)
-
-    def _fold(self, it: Iterator[Step], wait: Callable[[float], None]) -> Response:
+    def _fold(self, timed: Iterator[tuple[float, Event | Raise]]) -> Response:
         text: list[str] = []
         calls: list[ToolCallResult] = []
         finish: MessageCompleted | None = None
-        for step in it:
-            if isinstance(step, Wait):
-                wait(step.ms)
-            elif isinstance(step, Raise | ErrorEvent):
+        for _, step in timed:
+            if isinstance(step, Raise | ErrorEvent):
                 raise step.error
-            elif isinstance(step, TextDelta):
+            if isinstance(step, TextDelta):
                 text.append(step.delta)
             elif isinstance(step, ToolCallCompleted):
                 calls.append(ToolCallResult(step.id, step.name, step.raw_arguments,
@@ -320,15 +314,16 @@ def wire_usage(counts: Mapping[str, int]) -> wire.Usage:
         counts.get("reasoning_tokens", 0))
 
 
+def _at(timed: tuple[float, Any]) -> float:
+    return timed[0]
+
+
 def _to_wire(it: Iterator[Step], message_id: str, model: str, input_tokens: int
              ) -> Iterator[wire.Event]:
     """A call's steps as neutral wire events; delays become ``at_ms`` for the transport."""
-    at = 0.0
-    for step in it:
+    for at, step in timed_steps(it):
         ms = int(at)
-        if isinstance(step, Wait):
-            at += step.ms
-        elif isinstance(step, Raise):
+        if isinstance(step, Raise):
             raise step.error
         elif isinstance(step, MessageStarted):
             yield wire.MessageStart(message_id, model, input_tokens, ms)

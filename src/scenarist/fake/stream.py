@@ -1,7 +1,9 @@
 """Lazy sync and async streams over a call's steps, with cleanup that fires exactly once.
 
-Nothing runs until the consumer asks for the first event. Waits are spent on the injected
-clock. ``on_close`` runs once on every end: exhaustion, ``break`` (the stream is dropped),
+Nothing runs until the consumer asks for the first event. Scripted delays set the times of
+the steps after them (:func:`~scenarist.fake.interpret.timed_steps`), and each step is handed
+out when due on one :class:`scenarist.play.Schedule` (absolute start: the first request for
+an event), so a slow consumer or a late wake-up never shifts the steps after it. ``on_close`` runs once on every end: exhaustion, ``break`` (the stream is dropped),
 ``close()``/``aclose()``, leaving a ``with`` block, an exception in the consumer or in the
 stream, and task cancellation while the stream waits.
 """
@@ -13,8 +15,9 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Generic, Self, TypeVar
 
-from scenarist.fake.interpret import Raise, Wait
+from scenarist.fake.interpret import Raise, Wait, timed_steps
 from scenarist.play.clock import Clock
+from scenarist.play.pacing import Schedule
 
 T = TypeVar("T")
 
@@ -37,8 +40,8 @@ class CloseCounter:
 class _Base(Generic[T]):
     def __init__(self, steps: Iterator[T | Wait | Raise], clock: Clock,
                  on_close: Callable[[], None] | None) -> None:
-        self._steps = steps
-        self._clock = clock
+        self._steps = timed_steps(steps)
+        self._schedule = Schedule(clock)
         self._on_close = on_close
         self._closed = False
         self._lock = threading.Lock()
@@ -71,14 +74,11 @@ class Stream(_Base[T]):
         if self._closed:
             raise StopIteration
         try:
-            while True:
-                step = next(self._steps)
-                if isinstance(step, Wait):
-                    self._clock.wait_until(self._clock.now_ms() + step.ms)
-                elif isinstance(step, Raise):
-                    raise step.error
-                else:
-                    return step
+            at, step = next(self._steps)
+            self._schedule.wait_sync(at)
+            if isinstance(step, Raise):
+                raise step.error
+            return step
         except BaseException:
             self._close()
             raise
@@ -104,16 +104,14 @@ class AsyncStream(_Base[T]):
         if self._closed:
             raise StopAsyncIteration
         try:
-            while True:
-                step = next(self._steps, None)
-                if step is None:
-                    raise StopAsyncIteration
-                if isinstance(step, Wait):
-                    await self._clock.sleep_until(self._clock.now_ms() + step.ms)
-                elif isinstance(step, Raise):
-                    raise step.error
-                else:
-                    return step
+            timed = next(self._steps, None)
+            if timed is None:
+                raise StopAsyncIteration
+            at, step = timed
+            await self._schedule.wait(at)
+            if isinstance(step, Raise):
+                raise step.error
+            return step
         except BaseException:
             self._close()
             raise

@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
         print(f"{prefix} {exc}", file=sys.stderr)
         return 2
     config = HubConfig(agents=agents, token=args.token or new_token(), timeout_s=args.timeout_s,
-                       allow_origins=frozenset(args.allow_origin))
+                       allow_origins=frozenset(args.allow_origin), bind_host=args.host)
 
     from scenarist.hub.server import bind, serve  # the web stack only when serving
 

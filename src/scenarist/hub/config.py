@@ -30,7 +30,10 @@ from scenarist.errors import UsageError
 
 DEFAULT_TIMEOUT_S = 300.0
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_AGENT_KEYS = ("argv", "cwd", "env", "timeout_s", "kill_on_timeout")
+_AGENT_KEYS = ("argv", "cwd", "env", "timeout_s", "kill_on_timeout", "done_marker")
+#: fake-codex ends each turn with this event, in both of its output formats
+FAKE_CODEX_DONE = r'"type":\s*"(task_complete|turn\.completed|turn\.failed)"'
+
 _TOP_KEYS = ("include_defaults", "agents")
 
 
@@ -40,7 +43,12 @@ class ConfigError(UsageError, ValueError):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """How to start one agent. ``timeout_s`` None means the hub's default timeout."""
+    """How to start one agent. ``timeout_s`` None means the hub's default timeout.
+
+    ``done_marker`` tells when a command is finished for an agent that keeps running between
+    commands: a regular expression searched in each line of its stdout (an event type in JSON
+    output, a prompt). Without one, a command is finished when the process exits (one-shot
+    CLIs)."""
 
     name: str
     argv: tuple[str, ...]
@@ -48,6 +56,7 @@ class AgentSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float | None = None
     kill_on_timeout: bool = False
+    done_marker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class HubConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     allow_origins: frozenset[str] = frozenset()
     limits: Limits = Limits()
+    bind_host: str = "127.0.0.1"  # the name in the Host header that means "this hub"
 
     def timeout_for(self, spec: AgentSpec) -> float:
         return self.timeout_s if spec.timeout_s is None else spec.timeout_s
@@ -88,7 +98,8 @@ def default_agents() -> dict[str, AgentSpec]:
         "claudecode": AgentSpec("claudecode", ("claude",)),
         "codex": AgentSpec("codex", ("codex",)),
         "fake-codex": AgentSpec(
-            "fake-codex", (sys.executable, "-m", "scenarist", "codex", "--interactive")
+            "fake-codex", (sys.executable, "-m", "scenarist", "codex", "--interactive"),
+            done_marker=FAKE_CODEX_DONE,
         ),
     }
 
@@ -155,6 +166,17 @@ def _parse_agent(name: str, table: Any, base: AgentSpec | None, source: str,
         if not isinstance(kill, bool):
             raise ConfigError(f"{where}: kill_on_timeout must be true or false")
         spec = replace(spec, kill_on_timeout=kill)
+    if "done_marker" in table:
+        marker = table["done_marker"]
+        if not isinstance(marker, str) or not marker:
+            raise ConfigError(f"{where}: done_marker must be a non-empty regular expression, "
+                              "e.g. done_marker = '\"type\":\"task_complete\"'")
+        try:
+            re.compile(marker)
+        except re.error as exc:
+            raise ConfigError(f"{where}: done_marker is not a valid regular expression: {exc}"
+                              ) from None
+        spec = replace(spec, done_marker=marker)
     return spec
 
 

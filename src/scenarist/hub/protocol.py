@@ -101,6 +101,11 @@ def exit_(agent: str, code: int | None, signal: str | None) -> bytes:
     return _dump({"type": "exit", "agent": agent, "code": code, "signal": signal})
 
 
+def done(agent: str, after_s: float) -> bytes:
+    """A command finished (the agent's done marker appeared); ``after_s`` since it was sent."""
+    return _dump({"type": "done", "agent": agent, "after_s": round(after_s, 3)})
+
+
 def timeout(agent: str, after_s: float) -> bytes:
     after: float | int = int(after_s) if float(after_s).is_integer() else after_s
     return _dump({"type": "timeout", "agent": agent, "after_s": after})

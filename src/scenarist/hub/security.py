@@ -6,6 +6,10 @@
   open ``ws://127.0.0.1:PORT/ws`` (cross-site WebSocket hijacking) is refused unless its origin is
   the hub's own or listed with ``--allow-origin``. Clients that send no Origin are not browsers
   and still need the token.
+- DNS rebinding: a hostile site can make its own name resolve to 127.0.0.1, so that the browser
+  treats the hub as same-origin with it (``Host`` and ``Origin`` both ``evil.example:PORT``). The
+  ``Host`` header must therefore name the hub itself: an IP address, ``localhost``, the host the
+  hub was bound to, or the host of an ``--allow-origin``; any other name is refused.
 """
 
 from __future__ import annotations
@@ -74,6 +78,35 @@ def origin_allowed(origin: str | None, host: str | None, secure: bool,
     if not host:
         return False
     return origin == f"{'https' if secure else 'http'}://{host.strip().lower()}"
+
+
+def host_name(host_header: str) -> str:
+    """The host part of a ``Host`` header (``name``, ``name:port``, ``[v6]:port``), lowercased."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    if host.count(":") == 1:
+        return host.partition(":")[0]
+    return host  # a bare name, or a bare IPv6 address
+
+
+def host_allowed(host_header: str | None, bound_host: str, allowed_origins: frozenset[str]) -> bool:
+    """Whether a request's ``Host`` names this server (see the module docstring: DNS rebinding).
+
+    IP literals cannot be rebound, so any address is accepted; names must be ``localhost``, the
+    name the server was bound to, or the host of an explicitly allowed origin. HTTP/1.1 requires
+    ``Host``: a request without one is refused."""
+    if not host_header:
+        return False
+    name = host_name(host_header).rstrip(".")
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    names = {"localhost", bound_host.strip("[]").lower()}
+    names.update((urlsplit(normalize_origin(o)).hostname or "") for o in allowed_origins)
+    return name in names
 
 
 def is_loopback(host: str) -> bool:

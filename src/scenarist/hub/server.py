@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import re
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from importlib import resources
 
 import uvicorn
@@ -29,7 +29,13 @@ from scenarist.hub import protocol
 from scenarist.hub.config import HubConfig
 from scenarist.hub.outbox import Outbox
 from scenarist.hub.protocol import ProtocolError, parse_client_message
-from scenarist.hub.security import RateLimiter, origin_allowed, token_from, token_ok
+from scenarist.hub.security import (
+    RateLimiter,
+    host_allowed,
+    origin_allowed,
+    token_from,
+    token_ok,
+)
 from scenarist.hub.sessions import Hub
 from scenarist.hub.wire import HubWebSocketProtocol, frame_sender
 
@@ -67,7 +73,16 @@ def create_app(config: HubConfig) -> Starlette:
         "Cache-Control": "no-store",
     }
 
+    def foreign_host(headers: Mapping[str, str]) -> str | None:
+        host = headers.get("host")
+        if host_allowed(host, config.bind_host, config.allow_origins):
+            return None
+        return (f"Host {host!r} does not name this hub (DNS rebinding?): use its address, "
+                "localhost, or start the hub with --allow-origin for that host")
+
     async def index(request: Request) -> Response:
+        if (problem := foreign_host(request.headers)) is not None:
+            return PlainTextResponse(f"421 {problem}\n", status_code=421)
         if not token_ok(token_from(request.query_params, request.headers), config.token):
             return PlainTextResponse(f"401 missing or wrong token: {TOKEN_HINT}\n", status_code=401)
         return HTMLResponse(page, headers=page_headers)
@@ -79,6 +94,9 @@ def create_app(config: HubConfig) -> Starlette:
             await ws.close(code=CLOSE_POLICY, reason=text[:120])
 
     async def ws_endpoint(ws: WebSocket) -> None:
+        if (problem := foreign_host(ws.headers)) is not None:
+            await deny(ws, 421, problem)
+            return
         if not token_ok(token_from(ws.query_params, ws.headers), config.token):
             await deny(ws, 401, f"missing or wrong token: {TOKEN_HINT}")
             return

@@ -2,8 +2,8 @@
 
 A session spawns its agent on the first command (and again after it exits), keeps the last
 ``ring_bytes`` of output for late subscribers, fans every output chunk out to its subscribers'
-outboxes (encoding the frame once), arms the command timeout, and reports exit, kill and
-spawn failures. Nothing here touches a socket: clients are :class:`~scenarist.hub.outbox.Outbox`.
+outboxes (encoding the frame once), tells when each command is done, times only the commands
+still running, and reports exit, kill and spawn failures. Nothing here touches a socket: clients are :class:`~scenarist.hub.outbox.Outbox`.
 
 Pacing: when *every* pacing subscriber is ``pace_bytes`` behind, the session stops reading the
 agent's pipes until one catches up, so a client that keeps up receives every byte of even a
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+from collections import deque
 from collections.abc import Coroutine
 from typing import Any
 
@@ -28,6 +30,40 @@ from scenarist.hub.ring import OutputRing, utf8_len
 
 EXIT_NOT_FOUND = 127  # shell convention: command not found
 EXIT_CANNOT_EXECUTE = 126  # shell convention: found but not executable
+MAX_MARKER_LINE = 64 * 1024  # a done marker is looked for in the first 64 KiB of a line
+
+
+class CommandTracker:
+    """Which commands an agent is still working on, by its done marker (pure, no I/O).
+
+    Commands sent to a long-running agent queue on its stdin and finish in order: each line of
+    stdout that matches the marker finishes the oldest. Lines are matched whole, across output
+    chunks."""
+
+    def __init__(self, marker: str | None) -> None:
+        self.marker = re.compile(marker) if marker else None
+        self.sent_at: deque[float] = deque()  # when each unfinished command was sent
+        self._partial = ""
+
+    def sent(self, now: float) -> None:
+        self.sent_at.append(now)
+
+    def finished_by(self, text: str) -> list[float]:
+        """Feed stdout; returns the send times of the commands that this output finished."""
+        if self.marker is None:
+            return []
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()[:MAX_MARKER_LINE]
+        done: list[float] = []
+        for line in lines:
+            if self.sent_at and self.marker.search(line, 0, MAX_MARKER_LINE):
+                done.append(self.sent_at.popleft())
+        return done
+
+    def clear(self) -> None:
+        """The process ended: nothing is running any more."""
+        self.sent_at.clear()
+        self._partial = ""
 
 
 class AgentSession:
@@ -43,6 +79,7 @@ class AgentSession:
         self.last_exit: tuple[int | None, str | None] | None = None
         self._spawn_lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
+        self.commands = CommandTracker(spec.done_marker)
         self._pace_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -58,6 +95,18 @@ class AgentSession:
 
     def _on_output(self, stream: Stream, text: str) -> None:
         self.ring.append(stream, text)
+        finished = self.commands.finished_by(text) if stream == "stdout" else []
+        self._fan_out(stream, text)
+        if finished:
+            now = asyncio.get_running_loop().time()
+            for sent in finished:
+                self._broadcast(protocol.done(self.name, now - sent))
+            if self.commands.sent_at:
+                self._arm_timer()  # the next queued command is running now
+            else:
+                self._cancel_timer()
+
+    def _fan_out(self, stream: Stream, text: str) -> None:
         if not self.subscribers:
             return
         frame = protocol.output(stream, self.name, text)
@@ -96,6 +145,7 @@ class AgentSession:
 
     def _on_exit(self, code: int | None, signal: str | None) -> None:
         self._cancel_timer()
+        self.commands.clear()
         self._resume()
         killed = self.process is not None and self.process.killed
         self.process = None
@@ -133,7 +183,11 @@ class AgentSession:
             except StdinError as exc:
                 client.push(protocol.error(f"agent {self.name!r}: {exc}", self.name), self.name)
                 return
-            self._arm_timer()
+            self.commands.sent(asyncio.get_running_loop().time())
+            # With a done marker the oldest unfinished command is timed (a later one waits its
+            # turn on stdin); without one, the time since the last command is.
+            if self._timer is None or self.commands.marker is None:
+                self._arm_timer()
 
     async def _spawn(self) -> bool:
         self._set_state("starting")

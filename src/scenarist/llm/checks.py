@@ -1,21 +1,23 @@
 """``assert`` events, checked against the workspace before the next model turn is served.
 
-The spec's assertions: ``fs.exists`` / ``fs.notExists`` (paths), ``json.file`` (JSON pointer
-equality; an object or a list of them), ``git.commit`` (``messageContains`` in the latest
-commit; an object or a list). ``text.contains`` looks at a terminal buffer, which a model
-server does not have: it is reported as skipped, as are unknown keys (forward compatible).
+The spec's assertions, read from the typed :class:`~scenarist.scenario.model.Assert`:
+``fs.exists`` / ``fs.notExists`` (paths), ``json.file`` (RFC 6901 pointer, JSON equality),
+``git.commit`` (``messageContains`` in the latest commit). ``text.contains`` looks at a
+terminal buffer, which a model server does not have: it is reported as skipped.
+
+The checks are pure apart from what they read through the :class:`~.workspace.Workspace`.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from scenarist.llm.script import Check
+from scenarist.llm.workspace import Workspace, WorkspaceError
+from scenarist.scenario.model import Assert, GitCommitAssert, JsonFileAssert
 
 Outcome = Literal["ok", "failed", "skipped"]
 
@@ -32,26 +34,22 @@ class Result:
         return {"assert": self.label, "outcome": self.outcome, "message": self.message}
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list | tuple) else [value]
-
-
-def _resolve(root: Path, path: Any) -> Path:
-    p = Path(str(path))
-    return p if p.is_absolute() else root / p
+def _outcome(ok: bool) -> Outcome:
+    return "ok" if ok else "failed"
 
 
 def json_pointer(doc: Any, pointer: str) -> Any:
-    """RFC 6901 lookup; raises ``LookupError`` naming the missing step."""
-    if pointer in ("", "/"):
+    """RFC 6901 lookup: ``""`` is the whole document, ``"/"`` the key ``""``, ``~1`` a
+    ``/`` and ``~0`` a ``~`` in a key. Raises ``LookupError`` naming the missing step."""
+    if pointer == "":
         return doc
+    if not pointer.startswith("/"):
+        raise LookupError(f"a JSON pointer starts with '/', got {pointer!r}")
     node = doc
-    for raw in pointer.lstrip("/").split("/"):
+    for raw in pointer[1:].split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, list):
-            if not token.isdigit() or int(token) >= len(node):
+            if not _array_index(token) or int(token) >= len(node):
                 raise LookupError(f"no index {token!r} in an array of {len(node)}")
             node = node[int(token)]
         elif isinstance(node, dict):
@@ -63,91 +61,86 @@ def json_pointer(doc: Any, pointer: str) -> Any:
     return node
 
 
-def _fs(spec: Mapping[str, Any], root: Path) -> Iterator[Result]:
-    for path in _as_list(spec.get("exists")):
-        target = _resolve(root, path)
-        ok = target.exists()
-        yield Result(
-            f"fs.exists {path}",
-            "ok" if ok else "failed",
-            f"{target} {'exists' if ok else 'does not exist'}",
-        )
-    for path in _as_list(spec.get("notExists")):
-        target = _resolve(root, path)
-        ok = not target.exists()
-        yield Result(
-            f"fs.notExists {path}",
-            "ok" if ok else "failed",
-            f"{target} {'does not exist' if ok else 'exists'}",
-        )
+def _array_index(token: str) -> bool:
+    """An RFC 6901 array index: digits without a leading zero."""
+    return token == "0" or (token.isdigit() and token.isascii() and not token.startswith("0"))
 
 
-def _json_file(spec: Any, root: Path) -> Iterator[Result]:
-    for entry in _as_list(spec):
-        if not isinstance(entry, Mapping):
-            yield Result(
-                "json.file", "failed", f"expected {{path, pointer, equals}}, got {entry!r}"
-            )
-            continue
-        path, pointer = entry.get("path"), str(entry.get("pointer", ""))
-        label = f"json.file {path}#{pointer}"
-        target = _resolve(root, path)
-        try:
-            actual = json_pointer(json.loads(target.read_text()), pointer)
-        except (OSError, ValueError, LookupError) as exc:
-            yield Result(label, "failed", f"{target}: {exc}")
-            continue
-        ok = actual == entry.get("equals")
-        yield Result(
-            label,
-            "ok" if ok else "failed",
-            f"{target}{pointer} is {actual!r}, expected {entry.get('equals')!r}",
-        )
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values: ``true`` is not ``1``, while ``1`` and ``1.0`` are one number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) or isinstance(b, int | float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and a == b
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        return (isinstance(a, Mapping) and isinstance(b, Mapping) and a.keys() == b.keys()
+                and all(json_equal(a[k], b[k]) for k in a))
+    if isinstance(a, list | tuple) or isinstance(b, list | tuple):
+        return (isinstance(a, list | tuple) and isinstance(b, list | tuple)
+                and len(a) == len(b) and all(map(json_equal, a, b)))
+    return type(a) is type(b) and a == b
 
 
-def _git_commit(spec: Any, root: Path) -> Iterator[Result]:
-    for entry in _as_list(spec):
-        needle = str(entry.get("messageContains", "")) if isinstance(entry, Mapping) else ""
-        label = f"git.commit messageContains {needle!r}"
-        try:
-            proc = subprocess.run(
-                ["git", "-C", str(root), "log", "-1", "--format=%B"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            yield Result(label, "failed", f"cannot run git in {root}: {exc}")
-            continue
-        if proc.returncode != 0:
-            yield Result(label, "failed", f"git log in {root} failed: {proc.stderr.strip()}")
-            continue
-        ok = needle in proc.stdout
-        yield Result(
-            label, "ok" if ok else "failed", f"latest commit message is {proc.stdout.strip()!r}"
-        )
+def _exists(path: str, ws: Workspace) -> Result:
+    try:
+        target = ws.path(path)
+    except WorkspaceError as exc:
+        return Result(f"fs.exists {path}", "failed", str(exc))
+    ok = target.exists()
+    return Result(f"fs.exists {path}", _outcome(ok),
+                  f"{target} {'exists' if ok else 'does not exist'}")
 
 
-def run_check(check: Check, root: Path) -> list[Result]:
-    """Every assertion of one ``assert`` event, against the workspace ``root``."""
-    results: list[Result] = []
-    for key, value in check.spec.items():
-        if key == "fs" and isinstance(value, Mapping):
-            results.extend(_fs(value, root))
-        elif key == "json" and isinstance(value, Mapping) and "file" in value:
-            results.extend(_json_file(value["file"], root))
-        elif key == "git" and isinstance(value, Mapping) and "commit" in value:
-            results.extend(_git_commit(value["commit"], root))
-        elif key == "text":
-            results.append(
-                Result(
-                    "text.contains", "skipped", "a model server has no terminal buffer to look at"
-                )
-            )
-        else:
-            results.append(Result(str(key), "skipped", f"unknown assertion {key!r} ignored"))
-    return results
+def _not_exists(path: str, ws: Workspace) -> Result:
+    try:
+        target = ws.path(path)
+    except WorkspaceError as exc:
+        return Result(f"fs.notExists {path}", "failed", str(exc))
+    ok = not target.exists()
+    return Result(f"fs.notExists {path}", _outcome(ok),
+                  f"{target} {'does not exist' if ok else 'exists'}")
+
+
+def _json_file(entry: JsonFileAssert, ws: Workspace) -> Result:
+    label = f"json.file {entry.path}#{entry.pointer}"
+    try:
+        target = ws.path(entry.path)
+        actual = json_pointer(json.loads(ws.read_text(entry.path)), entry.pointer)
+    except WorkspaceError as exc:
+        return Result(label, "failed", str(exc))
+    except (OSError, ValueError, LookupError) as exc:
+        return Result(label, "failed", f"{target}: {exc}")
+    return Result(label, _outcome(json_equal(actual, entry.equals)),
+                  f"{target}{entry.pointer} is {actual!r}, expected {entry.equals!r}")
+
+
+def _git_commit(entry: GitCommitAssert, ws: Workspace) -> Result:
+    label = f"git.commit messageContains {entry.message_contains!r}"
+    try:
+        message = ws.last_commit_message()
+    except WorkspaceError as exc:
+        return Result(label, "failed", str(exc))
+    return Result(label, _outcome(entry.message_contains in message),
+                  f"latest commit message is {message.strip()!r}")
+
+
+def _assertion_results(assertion: Assert, ws: Workspace) -> Iterator[Result]:
+    for path in assertion.fs_exists:
+        yield _exists(path, ws)
+    for path in assertion.fs_not_exists:
+        yield _not_exists(path, ws)
+    if assertion.text_contains:
+        yield Result("text.contains", "skipped",
+                     "a model server has no terminal buffer to look at")
+    for entry in assertion.json_file:
+        yield _json_file(entry, ws)
+    for commit in assertion.git_commit:
+        yield _git_commit(commit, ws)
+
+
+def run_check(check: Check, ws: Workspace) -> list[Result]:
+    """Every assertion of one ``assert`` event, against the workspace ``ws``."""
+    return list(_assertion_results(check.assertion, ws))
 
 
 def failures(results: list[Result]) -> list[Result]:

@@ -12,26 +12,19 @@ They validate as they read: a body that the real API would refuse raises
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from scenarist.errors import WireError
+from scenarist.json_kind import json_kind
+from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
+from scenarist.llm.request_fields import check_optional_fields
 
 Api = Literal["chat", "responses", "messages"]
 Profile = Literal["claude", "codex", "openai"]
 ToolKind = Literal["function", "custom", "builtin"]
-
-
-class RequestError(WireError, ValueError):
-    """A request the real API would refuse: HTTP ``status``, a message, the offending field."""
-
-    def __init__(self, message: str, *, param: str | None = None, status: int = 400) -> None:
-        super().__init__(message)
-        self.message = message
-        self.param = param
-        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +88,51 @@ _WRAPPER_TAGS = (
     "local-command-stdout",
     "local-command-caveat",
 )
-_WRAPPER_RE = re.compile(
-    "|".join(rf"<{re.escape(t)}(?:\s[^>]*)?>.*?</{re.escape(t)}>" for t in _WRAPPER_TAGS),
-    re.DOTALL,
-)
+
+
+@functools.cache
+def _opener(tags: tuple[str, ...]) -> re.Pattern[str]:
+    """An opening tag of one of ``tags``; attributes are bounded so that a '<' with no '>'
+    after it costs O(1)."""
+    return re.compile("<(" + "|".join(re.escape(t) for t in tags) + r")(?:\s[^>]{0,4096})?>")
+
+
 # Codex's AGENTS.md preamble: "# AGENTS.md instructions for /path" then an <INSTRUCTIONS> block.
 # A wrapper opened but never closed (a truncated capture) swallows the rest of its part.
 _UNCLOSED_RE = re.compile("^<(?:" + "|".join(re.escape(t) for t in _WRAPPER_TAGS) + r")[\s>]")
 _AGENTS_MD_RE = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n?", re.MULTILINE)
 _CLAUDE_CWD_RE = re.compile(r"(?:Primary working directory|Working directory):\s*(\S[^\n]*)")
-_CODEX_CWD_RE = re.compile(r"<cwd>\s*([^<]+?)\s*</cwd>")
+_CODEX_CWD_RE = re.compile(r"<cwd>([^<]*)</cwd>")
+
+
+def remove_wrapper_blocks(text: str) -> str:
+    """``text`` without its ``<tag ...>...</tag>`` blocks of the agents' wrapper tags.
+
+    Linear in the text, whatever it holds: each block is found with one forward search for its
+    closing tag, and a tag found never to close is not searched for again (a regular expression
+    with ``.*?</tag>`` rescans to the end for every unclosed opener, quadratic in hostile input:
+    136 KB of unclosed ``<system-reminder>`` held the event loop for 9.7 s)."""
+    kept: list[str] = []
+    tags: tuple[str, ...] = _WRAPPER_TAGS
+    start = pos = 0
+    while tags and (opener := _opener(tags).search(text, pos)) is not None:
+        closing = f"</{opener.group(1)}>"
+        end = text.find(closing, opener.end())
+        if end == -1:  # never closes from here on: stop looking for this tag
+            tags = tuple(t for t in tags if t != opener.group(1))
+            pos = opener.start()
+            continue
+        kept.append(text[start:opener.start()])
+        start = pos = end + len(closing)
+    kept.append(text[start:])
+    return "".join(kept)
 
 
 def strip_wrappers(text: str) -> str:
     """The part of a user message that the user typed: agent wrapper blocks removed."""
     if "<" not in text and "# AGENTS.md" not in text:
         return text.strip()
-    rest = _AGENTS_MD_RE.sub("", _WRAPPER_RE.sub("", text)).strip()
+    rest = _AGENTS_MD_RE.sub("", remove_wrapper_blocks(text)).strip()
     return "" if _UNCLOSED_RE.match(rest) else rest
 
 
@@ -123,7 +144,7 @@ def find_cwd(texts: Iterable[str]) -> str | None:
     for text in texts:
         if "<cwd>" in text:
             for m in _CODEX_CWD_RE.finditer(text):
-                codex = m.group(1)
+                codex = m.group(1).strip() or codex
         elif claude is None and "orking directory" in text:
             m2 = _CLAUDE_CWD_RE.search(text)
             if m2:
@@ -136,28 +157,20 @@ def find_cwd(texts: Iterable[str]) -> str | None:
 
 def _obj(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise RequestError(f"{where}: expected an object, got {_kind(value)}", param=where)
+        raise RequestError(f"{where}: expected an object, got {json_kind(value)}", param=where)
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise RequestError(f"{where}: expected an array, got {_kind(value)}", param=where)
+        raise RequestError(f"{where}: expected an array, got {json_kind(value)}", param=where)
     return value
 
 
 def _str(value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise RequestError(f"{where}: expected a string, got {_kind(value)}", param=where)
+        raise RequestError(f"{where}: expected a string, got {json_kind(value)}", param=where)
     return value
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
-    )
 
 
 def _required(body: Mapping[str, Any], key: str) -> Any:
@@ -171,7 +184,7 @@ def _stream_flag(body: Mapping[str, Any]) -> bool:
     if stream is None:
         return False
     if not isinstance(stream, bool):
-        raise RequestError(f"stream: expected a boolean, got {_kind(stream)}", param="stream")
+        raise RequestError(f"stream: expected a boolean, got {json_kind(stream)}", param="stream")
     return stream
 
 
@@ -431,7 +444,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
     if system is not None:
         if not isinstance(system, str | list):
             raise RequestError(
-                f"system: expected a string or an array of text blocks, got {_kind(system)}",
+                f"system: expected a string or an array of text blocks, got {json_kind(system)}",
                 param="system",
             )
         texts.extend(_text_parts(system, "system", ("text",)))
@@ -446,7 +459,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         if not isinstance(content, str | list):
             raise RequestError(
                 f"{where}.content: expected a string or an array of content blocks, "
-                f"got {_kind(content)}",
+                f"got {json_kind(content)}",
                 param=f"{where}.content",
             )
         if role == "system":
@@ -504,7 +517,9 @@ READERS = {"chat": read_chat, "responses": read_responses, "messages": read_mess
 
 def read_request(api: Api, body: Any) -> Conversation:
     """Read a request body of ``api``; raises :class:`RequestError` on a body the API refuses."""
-    return READERS[api](_obj(body, "body"))
+    checked = _obj(body, "body")
+    check_optional_fields(api, checked)
+    return READERS[api](checked)
 
 
 # --------------------------------------------------------------------------- profile

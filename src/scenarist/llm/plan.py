@@ -1,18 +1,18 @@
 """A loaded scenario → the :class:`~scenarist.llm.script.Script` the model server plays.
 
-Walks the timeline once (pure):
+Reads the compiled :class:`~scenarist.scenario.timeline.Timeline` (pure): the live beats (after
+a ``sessionStart`` boundary, what comes before is history for ACP ``session/load``, not
+something a model is asked for), taken event by event in timeline order:
 
 - each ``userInputs`` entry opens a user segment (one user turn of the conversation);
-- each ``llmResponse`` opens a model turn: think/assistant steps become timed text (steps are
-  deltas that consume time, as the timeline compiler counts them), an ``error`` element makes
-  it an error turn;
+- each ``llmResponse`` opens a model turn: its think/assistant beats become text due at the
+  beat's time measured from the turn's start (the timeline compiler has placed them), an
+  ``error`` beat makes it an error turn;
 - ``agentToolUse`` (and the tool-specific events, which arrive as ``AgentToolUse`` with the
   key as ``tool_name``) and ``agentEdits`` join the model turn before them; a tool use with no
   ``llmResponse`` before it in its segment gets a turn of its own with no text;
 - ``assert`` events are checked before the next model turn (those after the last turn are
-  kept as ``final_checks``);
-- with a ``sessionStart`` boundary only the live part (after it) is played; what comes before
-  is history for ACP ``session/load``, not something a model is asked for.
+  kept as ``final_checks``), as the typed :class:`~scenarist.scenario.model.Assert`.
 
 Everything else (screenshots, logs, user commands, ACP-only events) is not the model's
 business and is skipped.
@@ -20,7 +20,9 @@ business and is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from scenarist.llm.script import (
@@ -38,13 +40,14 @@ from scenarist.scenario.model import (
     AgentEdits,
     AgentToolUse,
     Assert,
+    Event,
     LlmError,
     LlmResponse,
     Scenario,
-    SessionStart,
     TextStep,
     UserInputs,
 )
+from scenarist.scenario.timeline import Beat, Timeline, compile_timeline
 
 
 @dataclass
@@ -64,36 +67,26 @@ class _Segment:
     turns: list[_Turn] = field(default_factory=list)
 
 
-def assert_spec(event: Assert) -> dict[str, Any]:
-    """The spec's mapping form of a typed ``assert`` event (what :mod:`.checks` reads)."""
-    spec: dict[str, Any] = {}
-    fs: dict[str, Any] = {}
-    if event.fs_exists:
-        fs["exists"] = list(event.fs_exists)
-    if event.fs_not_exists:
-        fs["notExists"] = list(event.fs_not_exists)
-    if fs:
-        spec["fs"] = fs
-    if event.text_contains:
-        spec["text"] = {"contains": list(event.text_contains)}
-    if event.json_file:
-        spec["json"] = {
-            "file": [
-                {"path": j.path, "pointer": j.pointer, "equals": j.equals} for j in event.json_file
-            ]
-        }
-    if event.git_commit:
-        spec["git"] = {
-            "commit": [{"messageContains": g.message_contains} for g in event.git_commit]
-        }
-    return spec
+def live_events(timeline: Timeline) -> Iterator[tuple[Event, tuple[Beat, ...]]]:
+    """The live events in timeline order, each with its beats (in time order)."""
+    beats = sorted((b for b in timeline.beats if b.live), key=_index)  # stable: times kept
+    for _, group in groupby(beats, key=_index):
+        run = tuple(group)
+        yield run[0].event, run
 
 
-def _response(event: LlmResponse, checks: list[Check]) -> _Turn:
+def _index(beat: Beat) -> int:
+    return beat.index
+
+
+def _response(event: LlmResponse, beats: tuple[Beat, ...], checks: list[Check]) -> _Turn:
+    """A model turn from an ``llmResponse``'s beats, timed from the turn's start."""
     turn = _Turn(checks=checks, meta=dict(event.meta or {}))
-    clock = 0
-    for step in event.steps:
-        clock += step.delay_ms
+    if not beats:
+        return turn
+    start = beats[0].at_ms - beats[0].step.delay_ms  # the cursor before the first step
+    for beat in beats:
+        step = beat.step
         if isinstance(step, LlmError):
             turn.error = ScriptedError(
                 message=step.message,
@@ -102,20 +95,15 @@ def _response(event: LlmResponse, checks: list[Check]) -> _Turn:
                 details=step.details,
                 retry_after_seconds=step.retry_after_seconds,
             )
-        elif isinstance(step, TextStep):
+        elif isinstance(step, TextStep) and step.text:
             target = turn.thinking if step.kind == "think" else turn.text
-            if step.text:
-                target.append(Timed(clock, step.text))
-    turn.duration_ms = clock
+            target.append(Timed(beat.at_ms - start, step.text))
+    turn.duration_ms = beats[-1].at_ms - start
     return turn
 
 
 def build_script(scenario: Scenario) -> Script:
     """The model-server view of ``scenario`` (see the module doc)."""
-    events = scenario.timeline
-    boundary = next((i for i, e in enumerate(events) if isinstance(e, SessionStart)), None)
-    if boundary is not None:
-        events = events[boundary + 1 :]
     segments: list[_Segment] = []
     pending: list[Check] = []
     current: _Turn | None = None
@@ -128,17 +116,17 @@ def build_script(scenario: Scenario) -> Script:
             implicit = True
         return segments[-1]
 
-    for event in events:
+    for event, beats in live_events(compile_timeline(scenario)):
         if isinstance(event, UserInputs):
-            for entry in event.inputs:
+            for beat in beats:
                 if len(segments) == 1 and not segments[0].turns and implicit:
-                    segments[0].prompt = entry.text  # the first segment was opened early
+                    segments[0].prompt = beat.step.text  # the first segment was opened early
                 else:
-                    segments.append(_Segment(entry.text))
+                    segments.append(_Segment(beat.step.text))
                 implicit = False
             current = None
         elif isinstance(event, LlmResponse):
-            current = _response(event, pending)
+            current = _response(event, beats, pending)
             pending = []
             segment().turns.append(current)
         elif isinstance(event, AgentToolUse | AgentEdits):
@@ -148,9 +136,7 @@ def build_script(scenario: Scenario) -> Script:
                 segment().turns.append(current)
             current.actions.append(_action(event))
         elif isinstance(event, Assert):
-            pending.append(
-                Check(assert_spec(event), label=f"assert at {event.key_path} (line {event.line})")
-            )
+            pending.append(Check(event, label=f"assert at {event.key_path} (line {event.line})"))
             current = None  # a tool use after it needs the check first: a new turn
     if not segments:
         segments.append(_Segment(scenario.effective_initial_prompt))

@@ -49,13 +49,19 @@ class Context:
     cwd: str | None  # the agent's working directory (reported, else --workspace)
     tools: frozenset[str]  # tool names the request declares
     read_text: ReadText
+    confine: Callable[[str], object] | None = None  # raises for a path outside the workspace
 
     def path(self, value: Any) -> str:
-        """A scenario path resolved against the agent's working directory (spec conventions)."""
+        """A scenario path resolved against the agent's working directory (spec conventions),
+        refused by ``confine`` when it leaves the workspace."""
         text = str(value) if value is not None else "."
         if text.startswith("/") or self.cwd is None:
-            return posixpath.normpath(text) if text.startswith("/") else text
-        return posixpath.normpath(posixpath.join(self.cwd, text))
+            resolved = posixpath.normpath(text) if text.startswith("/") else text
+        else:
+            resolved = posixpath.normpath(posixpath.join(self.cwd, text))
+        if self.confine is not None:
+            self.confine(resolved)
+        return resolved
 
 
 def _json(obj: Mapping[str, Any]) -> str:

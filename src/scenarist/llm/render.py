@@ -79,13 +79,10 @@ def render_turn(
     ctx: Context,
     model: str,
     input_tokens: int,
-    speed: float = 1.0,
 ) -> Rendered:
-    """The events of ``turn`` for ``api``; ``at_ms`` already scaled by ``speed``."""
+    """The events of ``turn`` for ``api``, at the scenario's own times (``at_ms`` since the
+    turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`)."""
     calls = tuple(render_action(a, ctx) for a in turn.actions)
-
-    def at(ms: int) -> int:
-        return round(ms * speed)
 
     rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
     events: list[Event] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
@@ -94,15 +91,15 @@ def render_turn(
     if turn.thinking and show_thinking(api, script, bool(calls)):
         for step in turn.thinking:
             for piece in chunk_text(step.text, CHUNK_CHARS):
-                events.append(ReasoningDelta(piece, at_ms=at(step.at_ms)))
+                events.append(ReasoningDelta(piece, at_ms=step.at_ms))
             reasoning_chars += len(step.text)
         joined = "".join(s.text for s in turn.thinking)
-        events.append(ReasoningEnd(signature(joined), at_ms=at(turn.thinking[-1].at_ms)))
+        events.append(ReasoningEnd(signature(joined), at_ms=turn.thinking[-1].at_ms))
     for step in turn.text:
         for piece in chunk_text(step.text, CHUNK_CHARS):
-            events.append(TextDelta(piece, at_ms=at(step.at_ms)))
+            events.append(TextDelta(piece, at_ms=step.at_ms))
         out_chars += len(step.text)
-    end = at(turn.duration_ms)
+    end = turn.duration_ms
     for k, call in enumerate(calls):
         cid = call_id(api, script.name, turn.index, k)
         events.append(ToolCallStart(cid, call.name, call.kind, at_ms=end))

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from scenarist.scenario.model import Assert
+
 
 @dataclass(frozen=True, slots=True)
 class Timed:
@@ -58,9 +60,9 @@ class ScriptedError:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One ``assert`` event that must hold before the next turn is served (raw spec mapping)."""
+    """One ``assert`` event that must hold before the next turn is served (as loaded, typed)."""
 
-    spec: Mapping[str, Any]
+    assertion: Assert
     label: str = "assert"
 
 

@@ -1,7 +1,10 @@
 """Time lives here: clocks and the player that schedules a timeline's beats.
 
 Formats and encoders never sleep; front ends hand a compiled timeline (or any sorted
-beats with an ``at_ms``) to a :class:`Player` and send each beat as it falls due.
+beats with an ``at_ms``) to a :class:`Player` and send each beat as it falls due. Items made
+on the fly (encoded frames, a fake model's events, output lines) are paced by a
+:class:`Schedule` or by :func:`pace` / :func:`pace_sync`, on the same absolute rule. No other
+package sleeps to pace anything (``tests/test_one_clock.py`` holds that).
 
 Names are loaded on first use, so ``from scenarist.play import clamp_speed`` or
 ``iter_sync`` in a synchronous program does not import asyncio.
@@ -14,24 +17,24 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scenarist.play.clock import Clock, RealClock, VirtualClock
-    from scenarist.play.player import Player
-    from scenarist.play.schedule import (
+    from scenarist.play.pacing import (
         MIN_SPEED,
-        Cue,
-        HasBeats,
-        Timed,
+        Schedule,
         clamp_speed,
-        iter_cues_sync,
-        iter_sync,
+        pace,
+        pace_sync,
         schedule_ms,
     )
+    from scenarist.play.player import Player
+    from scenarist.play.schedule import Cue, HasBeats, Timed, iter_cues_sync, iter_sync
 
 _WHERE = {
     "Clock": "clock", "RealClock": "clock", "VirtualClock": "clock",
     "Player": "player",
-    "MIN_SPEED": "schedule", "Cue": "schedule", "HasBeats": "schedule", "Timed": "schedule",
-    "clamp_speed": "schedule", "iter_cues_sync": "schedule", "iter_sync": "schedule",
-    "schedule_ms": "schedule",
+    "Cue": "schedule", "HasBeats": "schedule", "Timed": "schedule",
+    "iter_cues_sync": "schedule", "iter_sync": "schedule",
+    "MIN_SPEED": "pacing", "clamp_speed": "pacing", "schedule_ms": "pacing",
+    "Schedule": "pacing", "pace": "pacing", "pace_sync": "pacing",
 }
 
 __all__ = [
@@ -41,11 +44,14 @@ __all__ = [
     "HasBeats",
     "Player",
     "RealClock",
+    "Schedule",
     "Timed",
     "VirtualClock",
     "clamp_speed",
     "iter_cues_sync",
     "iter_sync",
+    "pace",
+    "pace_sync",
     "schedule_ms",
 ]
 

@@ -10,18 +10,21 @@ slower. It is clamped to at least :data:`MIN_SPEED` (0.01) so that no beat colla
 its predecessor and playback keeps its order and shape even when "as fast as possible" is
 asked for.
 
+The speed clamp and the deadline arithmetic live in :mod:`scenarist.play.pacing` (shared with
+the pacing of lazily made items) and are re-exported here.
+
 This module does not import asyncio, so synchronous front ends (a CLI, the fake Codex
 agent) pay nothing for the event loop.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar, cast
 
 from scenarist.play.clock import Clock, RealClock
+from scenarist.play.pacing import MIN_SPEED, clamp_speed, schedule_ms
 
 __all__ = [
     "MIN_SPEED",
@@ -34,9 +37,6 @@ __all__ = [
     "iter_sync",
     "schedule_ms",
 ]
-
-MIN_SPEED = 0.01
-
 
 class Timed(Protocol):
     """Anything with an absolute, unscaled time in ms: a timeline beat."""
@@ -72,22 +72,6 @@ class Cue(Generic[B]):
     @property
     def late_ms(self) -> float:
         return self.fired_ms - self.scheduled_ms
-
-
-def clamp_speed(speed: float) -> float:
-    """The speed actually used: ``speed`` raised to at least :data:`MIN_SPEED`.
-
-    NaN and infinity are refused (they cannot be a schedule).
-    """
-    if math.isnan(speed) or math.isinf(speed):
-        raise ValueError(f"speed must be a finite number (got {speed!r}); use e.g. 1.0 for "
-                         f"real time, 0.1 for ten times faster")
-    return max(float(speed), MIN_SPEED)
-
-
-def schedule_ms(at_ms: float, *, t0_ms: float, speed: float, origin_ms: float = 0.0) -> float:
-    """The clock time at which a beat at ``at_ms`` is due (``speed`` already clamped)."""
-    return t0_ms + (at_ms - origin_ms) * speed
 
 
 def beats_of(timeline_or_beats: HasBeats[B] | Iterable[B]) -> tuple[B, ...]:

@@ -8,6 +8,9 @@ Public API (stable; see ``docs/scenario-api.md``)::
     parse_defines(cli, env=$AH_SCENARIO_DEFINES) -> dict[str, bool | int | str]
     compile_timeline(scenario) -> Timeline
 
+Tool calls carry a typed record of the tool vocabulary (``AgentToolUse.tool``: ``RunCmd``,
+``EditFile``, ..., ``GenericTool``; see :mod:`scenarist.scenario.tools`).
+
 Loading raises only :class:`ScenarioError` (with every :class:`Issue` of the file).
 """
 
@@ -78,6 +81,32 @@ from scenarist.scenario.model import (
 )
 from scenarist.scenario.rules import ENV_VAR, evaluate_condition, parse_defines
 from scenarist.scenario.timeline import BEAT_KINDS, Beat, Timeline, compile_timeline
+from scenarist.scenario.tools import (
+    TOOLS,
+    BashOutput,
+    EditFile,
+    ExitPlanMode,
+    Find,
+    GenericTool,
+    Grep,
+    KillShell,
+    ListDir,
+    NotebookEdit,
+    ReadFile,
+    RunCmd,
+    Sed,
+    SlashCommand,
+    Task,
+    TodoWrite,
+    Tool,
+    WebFetch,
+    WebSearch,
+    WriteFile,
+    register,
+    spelling,
+    tool_args,
+    tool_from_args,
+)
 
 __all__ = [
     "BEAT_KINDS", "ENV_VAR", "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads",
@@ -92,4 +121,11 @@ __all__ = [
     "UserCancelSession", "UserCommand", "UserEdits", "UserInput", "UserInputs",
     "compile_timeline", "content_text", "effective_initial_prompt", "evaluate_condition",
     "load_scenario", "load_scenario_text", "load_scenarios", "parse_defines", "scenario_files",
+]
+# the tool vocabulary (scenarist.scenario.tools)
+__all__ += [
+    "TOOLS", "BashOutput", "EditFile", "ExitPlanMode", "Find", "GenericTool", "Grep", "KillShell",
+    "ListDir", "NotebookEdit", "ReadFile", "RunCmd", "Sed", "SlashCommand", "Task", "TodoWrite",
+    "Tool", "WebFetch", "WebSearch", "WriteFile", "register", "spelling", "tool_args",
+    "tool_from_args",
 ]

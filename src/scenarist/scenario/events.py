@@ -59,45 +59,19 @@ from scenarist.scenario.model import (
 )
 from scenarist.scenario.report import Report, join
 from scenarist.scenario.source import MISSING
+from scenarist.scenario.tools import (
+    TOOLS,
+    ArgError,
+    GenericTool,
+    Tool,
+    ToolSpec,
+    build_tool,
+    canonical_tool_name,
+    tool_spec,
+)
 
-__all__ = ["AGENT_EVENTS", "EVENT_KEYS", "TOOL_ARGS", "TOOL_EVENTS", "USER_EVENTS", "parse_timeline"]
+__all__ = ["AGENT_EVENTS", "EVENT_KEYS", "USER_EVENTS", "parse_timeline"]
 
-#: tool-specific events: (required args, optional args), from the spec
-TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "runCmd": (("cmd",), ("cwd", "timeout", "description", "run_in_background")),
-    "grep": (("pattern",), ("path", "glob", "output_mode", "-B", "-A", "-C", "-n", "-i", "type",
-                            "head_limit", "multiline")),
-    "readFile": (("path",), ("encoding", "offset", "limit")),
-    "listDir": ((), ("path", "recursive", "pattern")),
-    "find": ((), ("path", "name", "type")),
-    "sed": (("expression",), ("path", "inplace")),
-    "editFile": (("path", "old_string", "new_string"), ("replace_all",)),
-    "writeFile": (("path", "content"), ()),
-    "task": (("prompt",), ("description", "subagent_type")),
-    "webFetch": (("url",), ("prompt",)),
-    "webSearch": (("query",), ("allowed_domains", "blocked_domains")),
-    "todoWrite": (("todos",), ()),
-    "notebookEdit": (("notebook_path", "new_source"), ("cell_id", "cell_type", "edit_mode")),
-    "exitPlanMode": (("plan",), ()),
-    "bashOutput": (("bash_id",), ("filter",)),
-    "killShell": (("shell_id",), ()),
-    "slashCommand": (("command",), ()),
-}
-TOOL_EVENTS = tuple(TOOL_ARGS)
-# old argument names (reference scenarios) read as the spec's
-_ARG_ALIASES: dict[str, dict[str, str]] = {
-    "runCmd": {"command": "cmd"},
-    "writeFile": {"text": "content", "contents": "content"},
-    "readFile": {"file_path": "path"},
-    "editFile": {"file_path": "path"},
-}
-_TOOL_NAME_ALIASES = {
-    "run_cmd": "runCmd", "run_command": "runCmd", "grep": "grep", "read_file": "readFile",
-    "list_dir": "listDir", "edit_file": "editFile", "write_file": "writeFile",
-    "web_fetch": "webFetch", "web_search": "webSearch", "todo_write": "todoWrite",
-    "notebook_edit": "notebookEdit", "exit_plan_mode": "exitPlanMode",
-    "bash_output": "bashOutput", "kill_shell": "killShell", "slash_command": "slashCommand",
-}
 _TOOL_LEVEL = frozenset({"progress", "result", "status", "toolExecution", "toolCallId",
                          "rawInput", "_meta"})
 _TOOL_USE_KEYS = _TOOL_LEVEL | {"toolName", "args"}
@@ -107,7 +81,7 @@ PERMISSION_KINDS = ("allow_once", "allow_always", "reject_once", "reject_always"
 TARGETS = ("tui", "webui", "cli")
 
 AGENT_EVENTS = ("llmResponse", "agentToolUse", "agentEdits", "agentPlan", "setMode", "setModel",
-                "agentFileReads", "agentPermissionRequest", *TOOL_EVENTS)
+                "agentFileReads", "agentPermissionRequest", *TOOLS)
 USER_EVENTS = ("userInputs", "userEdits", "userCommand", "userCancelSession")
 CONTROL_EVENTS = ("initialize", "sessionStart", "assert", "screenshot", "log", "status",
                   "complete", "merge", "baseTimeDelta", "advanceMs")
@@ -149,8 +123,6 @@ class _Timeline:
             "status": self.status, "complete": self.complete, "merge": self.merge,
             "baseTimeDelta": self.base_time_delta, "advanceMs": self.base_time_delta,
         }
-        for tool in TOOL_EVENTS:
-            self.handlers[tool] = self.tool_event
         self._line = 0
         self._col = 0
         self._item: dict[Any, Any] = {}
@@ -164,7 +136,7 @@ class _Timeline:
             if item.__class__ is dict:
                 key = None
                 for k in item:
-                    if k in EVENT_KEYS:
+                    if k in EVENT_KEYS or k in TOOLS:
                         if key is not None:
                             report.error(item, k, join(ipath, k),
                                          f"one timeline item holds one event, but this one has "
@@ -190,7 +162,8 @@ class _Timeline:
                         self.check_group(item, key, ipath, group)
                     self._line, self._col = where(items, i)
                     self._item = item
-                    event = self.handlers[key](item[key], item, key, join(ipath, key), ipath)
+                    handler = self.handlers.get(key, self.tool_event)
+                    event = handler(item[key], item, key, join(ipath, key), ipath)
                     if event is not None:
                         self.events.append(event)
             elif item.__class__ is str and item in _BARE:
@@ -199,7 +172,7 @@ class _Timeline:
                 event = self.handlers[item](None, self._item, item, join(ipath, item), ipath)
                 if event is not None:
                     self.events.append(event)
-            elif item.__class__ is str and item in EVENT_KEYS:
+            elif item.__class__ is str and (item in EVENT_KEYS or item in TOOLS):
                 report.error(items, i, ipath, f"'{item}' needs fields",
                              f"write '- {item}:' with its fields indented below")
             else:
@@ -228,7 +201,8 @@ class _Timeline:
             return
         for k in item:
             report.warn(item, k, join(ipath, k), f"unknown timeline event {k!r} is ignored",
-                        "known events: " + ", ".join(sorted(EVENT_KEYS)), on_key=True)
+                        "known events: " + ", ".join(sorted(EVENT_KEYS | TOOLS.keys())),
+                        on_key=True)
 
     def group(self, item: dict[Any, Any], key: str, ipath: str) -> None:
         value = item[key]
@@ -240,7 +214,7 @@ class _Timeline:
 
     def check_group(self, item: dict[Any, Any], key: str, ipath: str, group: str) -> None:
         if (group == "agentActions" and key in USER_EVENTS) or (
-                group == "userActions" and key in AGENT_EVENTS):
+                group == "userActions" and (key in AGENT_EVENTS or key in TOOLS)):
             other = "userActions" if group == "agentActions" else "agentActions"
             self.report.warn(item, key, join(ipath, key), f"'{key}' inside '{group}'",
                              f"move it to '{other}' or to the top level of the timeline",
@@ -337,7 +311,7 @@ class _Timeline:
             for k in value:
                 if k in _ELEMENTS:
                     elements.append((value, k, join(path, k)))
-                elif k == "agentToolUse" or k in TOOL_ARGS:
+                elif k == "agentToolUse" or k in TOOLS:
                     self.inline_tool(value, k, path)
                 elif k != "_meta":
                     report.warn(value, k, join(path, k), f"unknown key {k!r} in llmResponse is ignored",
@@ -353,7 +327,7 @@ class _Timeline:
                 for k in element:
                     if k in _ELEMENTS or k == "_meta":
                         continue
-                    if k == "agentToolUse" or k in TOOL_ARGS:
+                    if k == "agentToolUse" or k in TOOLS:
                         self.inline_tool(element, k, epath)
                     else:
                         report.warn(element, k, join(epath, k), f"unknown key {k!r} is ignored",
@@ -364,7 +338,7 @@ class _Timeline:
                         report.error(element, found[1], join(epath, found[1]),
                                      f"one element per '- ' item, but this one has {found}",
                                      f"start '{found[1]}' on its own '- ' line", on_key=True)
-                    elif not any(k == "agentToolUse" or k in TOOL_ARGS for k in element):
+                    elif not any(k == "agentToolUse" or k in TOOLS for k in element):
                         report.error(value, i, epath, "an llmResponse element needs think, "
                                      "assistant or error", "- think:\n    - [300, 'Reading']")
                     continue
@@ -431,33 +405,34 @@ class _Timeline:
         name = report.string(d, "toolName", path, required=True, nonempty=True, example="runCmd")
         if name is None:
             return None
-        canonical = _TOOL_NAME_ALIASES.get(name)
+        canonical = canonical_tool_name(name)
         if canonical is not None and canonical != name:
             report.warn(d, "toolName", join(path, "toolName"),
                         f"toolName {name!r} is read as {canonical!r}", f"write '{canonical}'")
             name = canonical
         args = report.mapping(d, "args", path)
-        return self.tool_common(d, path, name, args if args is not None else {}, key, d, "args")
+        return self.tool_common(d, path, name, args if args is not None else {}, key, "args")
 
     def tool_event(self, value: Any, item: dict[Any, Any], key: str, path: str,
                    ipath: str) -> Event | None:
-        if value.__class__ is str and TOOL_ARGS[key][0]:
-            value = {TOOL_ARGS[key][0][0]: value}
+        required = tool_spec(TOOLS[key]).required
+        if isinstance(value, str) and required:
+            value = {required[0].key: value}
         d = self.as_mapping(value, item, key, path,
-                            f"{{{', '.join(f'{a}: ...' for a in TOOL_ARGS[key][0])}}}")
+                            f"{{{', '.join(f'{a.key}: ...' for a in required)}}}")
         if d is None:
             return None
         args = {k: v for k, v in d.items() if k not in _TOOL_LEVEL}
         self.report.source.adopt(args, d)
         self.report.source.adopt_keys(args, {k: (d, k) for k in args})
-        return self.tool_common(d, path, key, args, key, d, MISSING)
+        return self.tool_common(d, path, key, args, key, MISSING)
 
     def tool_common(self, d: dict[Any, Any], path: str, name: str, args: dict[Any, Any],
-                    source_key: str, holder: Any, args_key: Any) -> AgentToolUse:
+                    source_key: str, args_key: Any) -> AgentToolUse:
         report = self.report
         apath = join(path, args_key) if args_key is not MISSING else path
-        if name in TOOL_ARGS:
-            args = self.check_args(name, args, apath)
+        tool: Tool = (self.typed_tool(tool_spec(TOOLS[name]), args, apath) if name in TOOLS
+                      else GenericTool(name, args))
         progress: list[ProgressStep] = []
         steps = report.listing(d, "progress", path)
         if steps:
@@ -482,36 +457,47 @@ class _Timeline:
             execution = self.tool_execution(ex, join(path, "toolExecution"))
         base = self.base(path, report.meta(d, path))
         call_id = report.string(d, "toolCallId", path, nonempty=True) or f"call_{base['index']}"
-        return AgentToolUse(**base, tool_name=name, args=args, tool_call_id=call_id,
+        return AgentToolUse(**base, tool=tool, tool_call_id=call_id,
                             progress=tuple(progress), result=d.get("result"), status=status,
                             tool_execution=execution, raw_input=d.get("rawInput"),
                             source_key=source_key)
 
-    def check_args(self, name: str, args: dict[Any, Any], path: str) -> dict[Any, Any]:
+    def typed_tool(self, spec: ToolSpec, args: dict[Any, Any], path: str) -> Tool:
+        """The record of ``spec`` from ``args``: old names read as new, the declared checks."""
         report = self.report
-        required, optional = TOOL_ARGS[name]
-        aliases = _ARG_ALIASES.get(name, {})
-        renamed = None
-        for old, new in aliases.items():
-            if old in args and new not in args:
-                report.warn(args, old, join(path, old), f"{name} argument {old!r} is read as {new!r}",
-                            f"write '{new}'", on_key=True)
-                renamed = renamed or dict(args)
-                renamed[new] = renamed.pop(old)
+        name = spec.name
+        renamed: dict[Any, Any] | None = None
+        written_as: dict[str, str] = {}  # new spelling -> the old one written
+        for arg in spec.args:
+            for old in arg.aliases:
+                if old in args and arg.key not in args and arg.key not in written_as:
+                    report.warn(args, old, join(path, old),
+                                f"{name} argument {old!r} is read as {arg.key!r}",
+                                f"write '{arg.key}'", on_key=True)
+                    renamed = renamed or dict(args)
+                    renamed[arg.key] = renamed.pop(old)
+                    written_as[arg.key] = old
         if renamed is not None:
             report.source.adopt(renamed, args)
-            report.source.adopt_keys(renamed, {k: (args, aliases.get(k, k)) if k not in args
-                                               else (args, k) for k in renamed})
+            report.source.adopt_keys(renamed, {k: (args, written_as.get(k, k)) for k in renamed})
             args = renamed
         for k in args:
-            if k not in required and k not in optional:
-                report.warn(args, k, join(path, k), f"{name} has no argument {k!r}",
-                            f"{name} takes: {', '.join(required + optional)}", on_key=True)
-        for k in required:
-            if k not in args or args[k] is None:
-                report.error(args, MISSING, path, f"{name} needs argument '{k}'",
-                             f"add '{k}: ...'")
-        return args
+            if spec.arg(k) is None:
+                report.warn(args, k, join(path, k), f"{name} has no argument {k!r}; it is ignored",
+                            f"{name} takes: {', '.join(a.key for a in spec.args)}", on_key=True)
+        values: dict[str, Any] = {}
+        for arg in spec.args:
+            value = args.get(arg.key)
+            if value is None:
+                if arg.required:
+                    report.error(args, MISSING, path, f"{name} needs argument '{arg.key}'",
+                                 f"add '{arg.key}: ...'")
+                continue
+            try:
+                values[arg.key] = arg.convert(value)
+            except ArgError as exc:
+                report.wrong_type(args, arg.key, path, exc.want, f"{arg.key}: {exc.example}")
+        return build_tool(spec, values)
 
     def tool_execution(self, ex: dict[Any, Any], path: str) -> ToolExecution:
         report = self.report

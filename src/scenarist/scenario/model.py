@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scenarist.scenario.errors import Issue
+from scenarist.scenario.tools import Tool, tool_args
 
 if TYPE_CHECKING:
     from scenarist.scenario.timeline import Timeline
@@ -295,10 +296,10 @@ class LlmResponse(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentToolUse(Event):
-    """A tool call. ``source_key`` is the key written (``agentToolUse``, ``runCmd``, ...)."""
+    """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
+    names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
 
-    tool_name: str
-    args: Mapping[str, Json]
+    tool: Tool
     tool_call_id: str
     progress: tuple[ProgressStep, ...] = ()
     result: Json = None
@@ -307,6 +308,16 @@ class AgentToolUse(Event):
     raw_input: Json = None
     source_key: str = "agentToolUse"
     kind: ClassVar[str] = "agentToolUse"
+
+    @property
+    def tool_name(self) -> str:
+        """The tool's name as the format spells it (``runCmd``, or a generic tool's name)."""
+        return self.tool.name
+
+    @property
+    def args(self) -> Mapping[str, Json]:
+        """The arguments as the format spells them (for renderers that pass them through)."""
+        return tool_args(self.tool)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

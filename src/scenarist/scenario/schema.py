@@ -1,7 +1,8 @@
 """The JSON Schema of the scenario format, for editors (yaml-language-server) and tools.
 
-Written out by hand from the same tables the loader uses (event keys, tool arguments,
-enums), so the two cannot drift apart on names. The schema describes shapes; the loader
+Written out by hand from the same tables the loader uses (event keys, enums); the tool
+events come from the tool records of :mod:`scenarist.scenario.tools` (names, argument
+spellings, types, required arguments), so a tool declared there appears here too. The schema describes shapes; the loader
 still does the checks a schema cannot express (times, capabilities, files on disk).
 Unknown keys are allowed (the format is forward compatible), as are ``rules`` blocks.
 Point an editor at it with ``# yaml-language-server: $schema=<path-to-schema.json>``.
@@ -16,9 +17,9 @@ from scenarist.scenario.events import (
     EXEC_TYPES,
     PERMISSION_KINDS,
     TARGETS,
-    TOOL_ARGS,
     TOOL_STATUSES,
 )
+from scenarist.scenario.tools import TOOLS, Arg, tool_spec
 
 __all__ = ["SCHEMA_ID", "scenario_schema"]
 
@@ -52,6 +53,21 @@ def _steps(content: Schema, text_keys: tuple[str, ...], desc: str) -> Schema:
         "anyOf": [{"required": [k]} for k in text_keys]}
     pair = {"type": "array", "items": [_ref("ms"), content], "minItems": 2, "maxItems": 2}
     return {"type": "array", "description": desc, "items": {"anyOf": [pair, obj]}}
+
+
+_ARG_TYPES: dict[str, Schema] = {
+    "text": {"type": ["string", "number"]}, "integer": {"type": "integer"},
+    "number": {"type": "number"}, "boolean": {"type": "boolean"},
+    "texts": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    "list": {"type": "array"}, "mapping": {"type": "object"}, "any": {},
+}
+
+
+def _arg_schema(arg: Arg) -> Schema:
+    """A tool argument's schema, from its declaration (old spellings are the loader's job)."""
+    if arg.choices:
+        return {"enum": list(arg.choices)}
+    return dict(_ARG_TYPES[arg.kind])
 
 
 def _tool_use_fields() -> Schema:
@@ -211,12 +227,14 @@ def _timeline_item() -> Schema:
         {"type": "object", "properties": {"rules": _ref("rules")}, "required": ["rules"],
          "additionalProperties": False},
     ]
-    for tool, (required, optional) in TOOL_ARGS.items():
-        props: Schema = {a: {} for a in required + optional}
+    for tool in TOOLS.values():
+        spec = tool_spec(tool)
+        props: Schema = {a.key: _arg_schema(a) for a in spec.args}
         props.update(_tool_use_fields())
-        events.append(_event(tool, {"anyOf": [s, {"type": "object", "properties": props,
-                                                  "required": list(required)}]},
-                             f"{tool} tool call (becomes agentToolUse with toolName {tool})"))
+        events.append(_event(spec.name, {"anyOf": [s, {
+            "type": "object", "properties": props,
+            "required": [a.key for a in spec.required]}]},
+            f"{spec.name} tool call (becomes agentToolUse with toolName {spec.name})"))
     return {"anyOf": [{"enum": ["sessionStart", "userCancelSession", "complete", "merge"]},
                       *events]}
 

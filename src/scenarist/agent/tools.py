@@ -1,0 +1,626 @@
+"""Every scenario tool, executed for real in the workspace: the one module that maps tools.
+
+This is the only place in :mod:`scenarist.agent` that looks at tools: it matches on the
+typed records of :mod:`scenarist.scenario.tools` (``AgentToolUse.tool``, old names already
+resolved by the loader). It answers two questions for each scenario tool call: how to show it (:func:`describe`, a
+:class:`ToolCall` that the renderers encode without looking at arguments again) and what
+really happens when it runs (:meth:`Tools.run`, an :class:`Outcome`).
+
+Real: ``runCmd`` (a process in the workspace, scrubbed environment, timeout, its process
+group killed; ``run_in_background`` keeps it running for ``bashOutput``/``killShell``),
+``readFile``, ``writeFile``, ``editFile``, ``listDir``, ``find``, ``grep``, ``sed`` (GNU sed
+in ``--sandbox`` mode, so an expression cannot run commands or touch other files),
+``notebookEdit`` and ``agentEdits``. Simulated (they need the outside world or have no side
+effect): ``task``, ``webFetch``, ``webSearch``, ``todoWrite``, ``exitPlanMode``,
+``slashCommand`` and any other tool name: they answer the scenario's scripted ``result``.
+
+Paths go through :class:`~scenarist.agent.workspace.Workspace`, which refuses anything that
+would leave the workspace.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import difflib
+import fnmatch
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scenarist.agent.workspace import AgentError, PathRefused, Workspace
+from scenarist.scenario.model import AgentEdits, AgentToolUse
+from scenarist.scenario.tools import (
+    BashOutput,
+    EditFile,
+    Find,
+    Grep,
+    KillShell,
+    ListDir,
+    NotebookEdit,
+    ReadFile,
+    RunCmd,
+    Sed,
+    Tool,
+    WriteFile,
+    tool_args,
+)
+
+__all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_edit",
+           "describe_file_read", "scrubbed_env"]
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+# tools whose ``result`` is their output (compared); for the others it is a description
+_OUTPUT_TOOLS = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
+_CLAUDE_NAMES = {
+    "runCmd": "Bash", "readFile": "Read", "writeFile": "Write", "editFile": "Edit",
+    "grep": "Grep", "listDir": "Glob", "find": "Glob", "sed": "Bash", "task": "Task",
+    "webFetch": "WebFetch", "webSearch": "WebSearch", "todoWrite": "TodoWrite",
+    "notebookEdit": "NotebookEdit", "exitPlanMode": "ExitPlanMode", "bashOutput": "BashOutput",
+    "killShell": "KillShell", "slashCommand": "SlashCommand",
+}
+_GREP_TYPES = {
+    "py": ("*.py", "*.pyi"), "js": ("*.js", "*.mjs", "*.cjs", "*.jsx"), "ts": ("*.ts", "*.tsx"),
+    "rust": ("*.rs",), "go": ("*.go",), "java": ("*.java",), "c": ("*.c", "*.h"),
+    "cpp": ("*.cpp", "*.cc", "*.hpp", "*.h"), "md": ("*.md", "*.markdown"),
+    "json": ("*.json",), "yaml": ("*.yaml", "*.yml"), "toml": ("*.toml",), "sh": ("*.sh",),
+    "html": ("*.html", "*.htm"), "css": ("*.css",), "txt": ("*.txt",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """A file as it was (None: it did not exist) and as the tool left it."""
+
+    path: str  # as shown: relative to the workspace root
+    before: str | None
+    after: str
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(lines added, lines removed) by this change."""
+        return line_counts(self.before or "", self.after)
+
+    def unified_diff(self) -> str:
+        lines = difflib.unified_diff((self.before or "").splitlines(keepends=True),
+                                     self.after.splitlines(keepends=True), n=3)
+        return "".join(list(lines)[2:])  # drop the ---/+++ header: the path is known
+
+
+def line_counts(before: str, after: str) -> tuple[int, int]:
+    """(added, removed) lines between two texts, as a unified diff counts them."""
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(),
+                                      autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A scenario tool call as the renderers need it (arguments already interpreted)."""
+
+    call_id: str
+    name: str  # the scenario's tool name (``runCmd``, ``agentEdits``, ...)
+    title: str  # one line for the terminal
+    simulated: bool
+    compares_output: bool  # the scenario's ``result`` is the tool's output (else a description)
+    shell: str | None  # the shell command it amounts to (a Codex ``command_execution``)
+    edits: str | None  # the file it changes, relative to the workspace (a ``file_change``)
+    claude_name: str
+    claude_input: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What really happened when a tool ran."""
+
+    ok: bool
+    output: str
+    exit_code: int | None = None
+    simulated: bool = False
+    refused: bool = False  # a confinement refusal: nothing was touched
+    timed_out: bool = False
+    background: bool = False
+    executed: bool = True  # False for simulated tools and refusals (no checkpoint)
+    change: FileChange | None = None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _not_negative(value: int | None, what: str) -> int | None:
+    if value is not None and value < 0:
+        raise AgentError(f"{what} must not be negative (got {value})")
+    return value
+
+
+# ------------------------------------------------------------------------ describing
+
+
+def describe(use: AgentToolUse, workspace: Workspace) -> ToolCall:
+    """How ``use`` is shown in the terminal and encoded for Claude Code / Codex logs."""
+    tool = use.tool
+    q = shlex.quote
+
+    def absolute(path: str | None) -> str:
+        value = path or "."
+        return value if value.startswith("/") else os.path.join(workspace.root, value)
+
+    shell: str | None = None
+    edits: str | None = None
+    claude: dict[str, Any] = tool_args(tool)
+    match tool:
+        case RunCmd(cmd=cmd, cwd=cwd):
+            shell = cmd if cwd in (None, "", ".") else f"cd {q(str(cwd))} && {cmd}"
+            claude = {"command": shell, **{k: v for k, v in claude.items()
+                                           if k in ("timeout", "description",
+                                                    "run_in_background")}}
+            title = shell
+        case ReadFile(path=path) | WriteFile(path=path) | EditFile(path=path):
+            title = path
+            claude = {"file_path": absolute(path),
+                      **{k: v for k, v in claude.items() if k not in ("path", "encoding")}}
+            if isinstance(tool, ReadFile):
+                shell = f"cat {q(path)}"
+            else:
+                edits = path
+        case Grep(pattern=pattern, path=path):
+            title = f"{pattern} in {path or '.'}"
+            shell = f"grep -rn -e {q(pattern)} {q(path or '.')}"
+        case ListDir(path=path, recursive=recursive, pattern=pattern):
+            title = f"{path or '.'} ({pattern or '*'})"
+            shell = f"find {q(path or '.')}" if recursive else f"ls -a {q(path or '.')}"
+            claude = {"pattern": ("**/" if recursive else "") + (pattern or "*"),
+                      "path": absolute(path)}
+        case Find(path=path, name_pattern=pattern):
+            title = f"{path or '.'} ({pattern or '*'})"
+            shell = f"find {q(path or '.')} -name {q(pattern or '*')}"
+            claude = {"pattern": "**/" + (pattern or "*"), "path": absolute(path)}
+        case Sed(expression=expression, path=path, inplace=inplace):
+            shell = f"sed {'-i ' if inplace else ''}{q(expression)} {q(path or '')}"
+            title = shell
+            claude = {"command": shell}
+            edits = path if inplace else None
+        case NotebookEdit(notebook_path=path):
+            title = edits = path
+            claude = {**claude, "notebook_path": absolute(path)}
+        case _:
+            first = next((v for v in claude.values() if isinstance(v, str)), "")
+            title = first.splitlines()[0] if first else ""
+    return ToolCall(use.tool_call_id, tool.name, title, type(tool) not in _REAL,
+                    isinstance(tool, _OUTPUT_TOOLS), shell, edits,
+                    _CLAUDE_NAMES.get(tool.name, tool.name), claude)
+
+
+def describe_edit(edit: AgentEdits, workspace: Workspace,
+                  change: FileChange | None = None) -> ToolCall:
+    """``agentEdits`` as the file edit it made, in the call Claude Code would make for it: the
+    same ``Write``/``Edit`` that ``scenarist llm`` asks a real Claude Code to make."""
+    from scenarist.llm.profiles import Context, render_action
+    from scenarist.llm.script import EditAction
+
+    path = edit.path if edit.path.startswith("/") else os.path.join(workspace.root, edit.path)
+    title = f"{edit.path} (+{edit.lines_added} -{edit.lines_removed})"
+    name, claude = "Edit", {"file_path": path}
+    if change is not None:
+        before = change.before
+
+        def read(_path: str) -> str | None:
+            return before  # the file as the edit found it
+
+        ctx = Context(profile="claude", cwd=workspace.root, tools=frozenset(), read_text=read)
+        action = EditAction(workspace.absolute(workspace.parts(edit.path)), edit.lines_added,
+                            edit.lines_removed, edit.old_text, edit.new_text)
+        call = render_action(action, ctx)
+        name, claude = call.name, json.loads(call.arguments)
+    return ToolCall(edit.tool_call_id, "agentEdits", title, False, False, None, edit.path,
+                    name, claude)
+
+
+def describe_file_read(path: str, call_id: str, workspace: Workspace) -> ToolCall:
+    """One file of ``agentFileReads`` (the agent reads a client file: Claude Code ``Read``)."""
+    absolute = path if path.startswith("/") else os.path.join(workspace.root, path)
+    return ToolCall(call_id, "agentFileReads", path, False, True, f"cat {shlex.quote(path)}",
+                    None, "Read", {"file_path": absolute})
+
+
+# ------------------------------------------------------------------------ running
+
+
+def scrubbed_env(root: str, cwd: str) -> dict[str, str]:
+    """The environment of a tool's process: enough to run programs, none of the caller's
+    secrets (API keys, tokens, credentials stay out); HOME is the workspace."""
+    env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+           "HOME": root, "PWD": cwd, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
+           "SHELL": _SHELL, "SCENARIST_WORKSPACE": root}
+    for key in ("TMPDIR", "TZ"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+_SHELL = shutil.which("bash") or "/bin/sh"
+
+
+class _Background:
+    """A ``runCmd`` with ``run_in_background``: its process and where its output goes."""
+
+    __slots__ = ("log", "proc", "read")
+
+    def __init__(self, proc: subprocess.Popen[bytes], log: str) -> None:
+        self.proc = proc
+        self.log = log
+        self.read = 0
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+class Tools:
+    """Runs tool calls in one workspace; keeps background shells until :meth:`close`."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._shells: dict[str, _Background] = {}
+        self._logs: str | None = None
+
+    def close(self) -> None:
+        """Kill every background shell still running (with its process group)."""
+        for shell in self._shells.values():
+            _kill_group(shell.proc)
+            shell.proc.wait()
+        self._shells.clear()
+        if self._logs is not None:
+            shutil.rmtree(self._logs, ignore_errors=True)
+            self._logs = None
+
+    def __enter__(self) -> Tools:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, use: AgentToolUse) -> Outcome:
+        """Execute ``use`` for real (or answer its scripted result when it is simulated)."""
+        handler = _REAL.get(type(use.tool))
+        if handler is None:
+            text = _text(use.result) if use.result is not None else "(no scripted result)"
+            return Outcome(use.status not in ("error", "failed"), text, simulated=True,
+                           executed=False)
+        return self._guarded(handler, use.tool)
+
+    def read_file(self, path: str) -> Outcome:
+        """A whole file as ``agentFileReads`` reads it (confined like every tool)."""
+        return self._guarded(Tools._read_file, ReadFile(path=path))
+
+    def _guarded(self, handler: Any, tool: Tool) -> Outcome:
+        try:
+            outcome: Outcome = handler(self, tool)
+        except PathRefused as exc:
+            return Outcome(False, f"refused: {exc}", refused=True, executed=False)
+        except AgentError as exc:
+            return Outcome(False, str(exc))
+        return outcome
+
+    def edit(self, edit: AgentEdits) -> Outcome:
+        """``agentEdits``: the scenario's texts, or generated lines with exactly its counts."""
+        from scenarist.llm.profiles import Context, EditError, plan_edit
+        from scenarist.llm.script import EditAction
+
+        ws = self.workspace
+        try:
+            parts = ws.parts(edit.path)
+
+            def read(_path: str) -> str | None:
+                return ws.read_text(parts) if ws.exists(parts) else None
+
+            ctx = Context(profile="openai", cwd=ws.root, tools=frozenset(), read_text=read)
+            action = EditAction(ws.absolute(parts), edit.lines_added, edit.lines_removed,
+                                edit.old_text, edit.new_text)
+            planned = plan_edit(action, ctx)
+            ws.write_text(parts, planned.after)
+        except PathRefused as exc:
+            return Outcome(False, f"refused: {exc}", refused=True, executed=False)
+        except (AgentError, EditError) as exc:
+            return Outcome(False, str(exc))
+        change = FileChange(ws.display(parts), planned.before, planned.after)
+        added, removed = change.counts
+        return Outcome(True, f"edited {change.path} (+{added} -{removed})", change=change)
+
+    # -- the real tools -----------------------------------------------------------------
+
+    def _run_cmd(self, tool: RunCmd) -> Outcome:
+        ws = self.workspace
+        cwd = ws.check_dir(ws.parts(tool.cwd or "."))
+        timeout = _not_negative(tool.timeout, "runCmd: timeout")
+        timeout_ms = min(timeout or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
+        env = scrubbed_env(ws.root, cwd)
+        if tool.run_in_background:
+            return self._start_background(tool.cmd, cwd, env)
+        proc = subprocess.Popen([_SHELL, "-c", tool.cmd], cwd=cwd, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        timed_out = False
+        try:
+            out, _ = proc.communicate(timeout=timeout_ms / 1000)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            out, _ = proc.communicate()
+        finally:
+            _kill_group(proc)  # nothing it started outlives it
+        text = out.decode("utf-8", "replace")
+        if timed_out:
+            text += f"\n(killed after the {timeout_ms} ms timeout)"
+            return Outcome(False, text, exit_code=proc.returncode, timed_out=True)
+        return Outcome(proc.returncode == 0, text, exit_code=proc.returncode)
+
+    def _start_background(self, command: str, cwd: str, env: dict[str, str]) -> Outcome:
+        if self._logs is None:
+            self._logs = tempfile.mkdtemp(prefix="scenarist-agent-shells-")
+        shell_id = f"shell-{len(self._shells) + 1}"
+        log = os.path.join(self._logs, shell_id)
+        with open(log, "wb") as sink:
+            proc = subprocess.Popen([_SHELL, "-c", command], cwd=cwd, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=sink,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        self._shells[shell_id] = _Background(proc, log)
+        return Outcome(True, f"started in the background as {shell_id}", background=True)
+
+    def _shell(self, shell_id: str, tool: str) -> _Background:
+        shell = self._shells.get(shell_id)
+        if shell is None:
+            known = ", ".join(self._shells) or "none"
+            raise AgentError(f"{tool}: no background shell {shell_id!r} (running: {known}); "
+                             "start one with runCmd run_in_background: true")
+        return shell
+
+    def _bash_output(self, tool: BashOutput) -> Outcome:
+        shell = self._shell(tool.bash_id, "bashOutput")
+        with open(shell.log, "rb") as f:
+            f.seek(shell.read)
+            data = f.read()
+        shell.read += len(data)
+        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+        if tool.filter:
+            regex = _regex(tool.filter, 0, "bashOutput filter")
+            lines = [line for line in lines if regex.search(line)]
+        return Outcome(True, "".join(lines), exit_code=shell.proc.poll())
+
+    def _kill_shell(self, tool: KillShell) -> Outcome:
+        shell = self._shell(tool.shell_id, "killShell")
+        _kill_group(shell.proc)
+        code = shell.proc.wait()
+        return Outcome(True, f"killed {tool.shell_id}", exit_code=code)
+
+    def _read_file(self, tool: ReadFile) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.path)
+        encoding = tool.encoding or "utf-8"
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise AgentError(f"readFile: unknown encoding {encoding!r}") from None
+        try:
+            text = ws.read_bytes(parts).decode(encoding)
+        except UnicodeDecodeError:
+            raise AgentError(f"{ws.display(parts)} is not {encoding} text") from None
+        offset = _not_negative(tool.offset, "readFile: offset")
+        limit = _not_negative(tool.limit, "readFile: limit")
+        if offset or limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = max((offset or 1) - 1, 0)
+            text = "".join(lines[start: None if limit is None else start + limit])
+        return Outcome(True, text)
+
+    def _write_file(self, tool: WriteFile) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.path)
+        before = ws.read_text(parts) if ws.exists(parts) else None
+        ws.write_text(parts, tool.content)
+        change = FileChange(ws.display(parts), before, tool.content)
+        verb = "created" if before is None else "updated"
+        return Outcome(True, f"{verb} {change.path}", change=change)
+
+    def _edit_file(self, tool: EditFile) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.path)
+        before = ws.read_text(parts)
+        old, new = tool.old_string, tool.new_string
+        count = before.count(old) if old else 0
+        where = ws.display(parts)
+        if count == 0:
+            raise AgentError(f"editFile: old_string is not in {where}")
+        if count > 1 and not tool.replace_all:
+            raise AgentError(f"editFile: old_string occurs {count} times in {where}; set "
+                             "replace_all: true or give more context")
+        after = before.replace(old, new) if tool.replace_all else before.replace(old, new, 1)
+        ws.write_text(parts, after)
+        n = count if tool.replace_all else 1
+        return Outcome(True, f"updated {where} ({n} replacement{'s' * (n != 1)})",
+                       change=FileChange(where, before, after))
+
+    def _list_dir(self, tool: ListDir) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.path or ".")
+        pattern = tool.pattern
+        entries = ws.walk(parts, recursive=tool.recursive)
+        shown = [e.rel + ("/" if e.kind == "dir" else "") for e in entries
+                 if not pattern or fnmatch.fnmatchcase(e.rel.rsplit("/", 1)[-1], pattern)]
+        return Outcome(True, "".join(line + "\n" for line in shown))
+
+    def _find(self, tool: Find) -> Outcome:
+        ws = self.workspace
+        given = tool.path or "."
+        name = tool.name_pattern or "*"
+        found = [os.path.join(given, e.rel) for e in ws.walk(ws.parts(given))
+                 if fnmatch.fnmatchcase(e.rel.rsplit("/", 1)[-1], name)
+                 and (tool.type is None or e.kind == tool.type)]
+        return Outcome(True, "".join(line + "\n" for line in found))
+
+    def _grep(self, tool: Grep) -> Outcome:
+        return Outcome(True, _Grep(self.workspace, tool).run())
+
+    def _sed(self, tool: Sed) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.path or "")
+        before = ws.read_text(parts)  # checks it is a regular file inside
+        argv = ["sed", "--sandbox", *(["-i"] if tool.inplace else []), "-e", tool.expression,
+                "--", ws.absolute(parts)]
+        proc = subprocess.run(argv, cwd=ws.root, env=scrubbed_env(ws.root, ws.root),
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                              check=False)
+        out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        change = None
+        if tool.inplace and proc.returncode == 0:
+            change = FileChange(ws.display(parts), before, ws.read_text(parts))
+        return Outcome(proc.returncode == 0, out, exit_code=proc.returncode, change=change)
+
+    def _notebook_edit(self, tool: NotebookEdit) -> Outcome:
+        ws = self.workspace
+        parts = ws.parts(tool.notebook_path)
+        before = ws.read_text(parts)
+        where = ws.display(parts)
+        try:
+            notebook = json.loads(before)
+            cells = notebook["cells"]
+        except (ValueError, KeyError, TypeError):
+            raise AgentError(f"notebookEdit: {where} is not a Jupyter notebook") from None
+        cell_id, mode = tool.cell_id, tool.edit_mode or "replace"
+        index = next((i for i, c in enumerate(cells) if c.get("id") == cell_id), None)
+        if cell_id is not None and index is None:
+            raise AgentError(f"notebookEdit: no cell with id {cell_id!r} in {where}")
+        source = tool.new_source.splitlines(keepends=True)
+        if mode == "delete" and index is not None:
+            del cells[index]
+        elif mode == "insert":
+            kind = tool.cell_type or "code"
+            cell: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source}
+            if kind == "code":
+                cell.update(execution_count=None, outputs=[])
+            cells.insert(0 if index is None else index + 1, cell)
+        elif mode == "replace" and index is not None:
+            cells[index]["source"] = source
+        else:
+            raise AgentError(f"notebookEdit: edit_mode {mode} needs a cell_id")
+        after = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+        ws.write_text(parts, after)
+        return Outcome(True, f"updated {where}", change=FileChange(where, before, after))
+
+
+# the tools that really run, by record type (the others are simulated)
+_REAL: dict[type[Any], Any] = {
+    RunCmd: Tools._run_cmd, ReadFile: Tools._read_file, WriteFile: Tools._write_file,
+    EditFile: Tools._edit_file, ListDir: Tools._list_dir, Find: Tools._find,
+    Grep: Tools._grep, Sed: Tools._sed, NotebookEdit: Tools._notebook_edit,
+    BashOutput: Tools._bash_output, KillShell: Tools._kill_shell,
+}
+
+
+def _regex(pattern: str, flags: int, what: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, flags)
+    except re.error as exc:
+        raise AgentError(f"{what}: bad regular expression {pattern!r}: {exc}") from None
+
+
+class _Grep:
+    """``grep`` as Claude Code's Grep answers: files_with_matches (default), content, count."""
+
+    def __init__(self, workspace: Workspace, tool: Grep) -> None:
+        self.ws = workspace
+        self.tool = tool
+        flags = re.IGNORECASE if tool.case_insensitive else 0
+        if tool.multiline:
+            flags |= re.MULTILINE | re.DOTALL
+        self.regex = _regex(tool.pattern, flags, "grep")
+        if tool.type is not None and tool.type not in _GREP_TYPES:
+            raise AgentError(f"grep: unknown type {tool.type!r} (known: "
+                             f"{', '.join(_GREP_TYPES)})")
+        self.globs: tuple[str, ...] = _GREP_TYPES[tool.type] if tool.type is not None else ()
+        self.mode = tool.output_mode or "files_with_matches"
+
+    def files(self) -> list[tuple[str, tuple[str, ...]]]:
+        ws, glob = self.ws, self.tool.glob
+        parts = ws.parts(self.tool.path or ".")
+        if ws.kind(parts) == "file":
+            return [(ws.display(parts), parts)]
+        found = []
+        for entry in ws.walk(parts):
+            if entry.kind != "file":
+                continue
+            name = entry.rel.rsplit("/", 1)[-1]
+            if glob and not (fnmatch.fnmatchcase(name, glob)
+                             or fnmatch.fnmatchcase(entry.rel, glob)):
+                continue
+            if self.globs and not any(fnmatch.fnmatchcase(name, g) for g in self.globs):
+                continue
+            sub = (*parts, *entry.rel.split("/"))
+            found.append((ws.display(sub), sub))
+        return found
+
+    def matching_lines(self, text: str) -> list[int]:
+        lines = text.splitlines()
+        if not self.tool.multiline:
+            return [i for i, line in enumerate(lines) if self.regex.search(line)]
+        starts = sorted({text.count("\n", 0, m.start()) for m in self.regex.finditer(text)})
+        return [i for i in starts if i < len(lines)]
+
+    def run(self) -> str:
+        out: list[str] = []
+        for shown, parts in self.files():
+            try:
+                text = self.ws.read_text(parts)
+            except AgentError:
+                continue  # binary or unreadable: skipped, as rg does
+            hits = self.matching_lines(text)
+            if not hits:
+                continue
+            if self.mode == "files_with_matches":
+                out.append(shown)
+            elif self.mode == "count":
+                out.append(f"{shown}:{len(hits)}")
+            else:
+                out.extend(self.content(shown, text.splitlines(), hits))
+        limit = _not_negative(self.tool.head_limit, "grep: head_limit")
+        if limit:
+            out = out[:limit]
+        return "".join(line + "\n" for line in out)
+
+    def content(self, shown: str, lines: list[str], hits: list[int]) -> list[str]:
+        tool = self.tool
+        context = _not_negative(tool.context, "grep: -C") or 0
+        before = _not_negative(tool.before_context, "grep: -B") or context
+        after = _not_negative(tool.after_context, "grep: -A") or context
+        hit_set = set(hits)
+        shown_lines: list[int] = []
+        for i in hits:
+            shown_lines.extend(range(max(i - before, 0), min(i + after + 1, len(lines))))
+        out: list[str] = []
+        previous = None
+        for i in sorted(set(shown_lines)):
+            if previous is not None and i > previous + 1:
+                out.append("--")
+            sep = ":" if i in hit_set else "-"
+            out.append(f"{shown}{sep}{i + 1}{sep}{lines[i]}" if tool.line_numbers
+                       else f"{shown}{sep}{lines[i]}")
+            previous = i
+        return out

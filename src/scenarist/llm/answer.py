@@ -1,0 +1,369 @@
+"""The model API's answer to one request: request in, a rejection or an encoded answer out.
+
+:meth:`Answerer.answer` is a chain of small named steps — read the body, select the scenario,
+locate the position, check the asserts due before it, answer a scripted error, render and
+encode, check ``--strict`` — each of which either moves on or rejects. It keeps no state:
+which scripted errors a conversation was already answered with comes in as a predicate, and
+a scripted error's key goes out on the :class:`Rejection` for the caller to remember.
+
+It does no I/O but what the asserts and edits read through the workspace boundary
+(:mod:`scenarist.llm.workspace`), and it never waits: the answer carries the unscaled
+``at_ms`` of each stream batch (or when a non-streamed answer is due) for the server to pace.
+The server (:mod:`scenarist.llm.server`) keeps the socket, the journal and the clock.
+
+Encoded answers of turns that read no files are memoised (:class:`Memo`) around the pure
+render step, keyed by everything that reaches it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from scenarist.errors import WireError
+from scenarist.llm.checks import Result, failures, run_check
+from scenarist.llm.conversation import (
+    Api,
+    Conversation,
+    Profile,
+    RequestError,
+    detect_profile,
+    read_request,
+)
+from scenarist.llm.position import Position, PositionError, locate
+from scenarist.llm.profiles import Context, EditError
+from scenarist.llm.render import estimate_tokens, render_turn
+from scenarist.llm.script import Action, EditAction, ModelTurn, Script
+from scenarist.llm.selection import Choice, RequestSelectionError, Selector
+from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
+from scenarist.wire import Api as WireApi
+from scenarist.wire import encode_body, encode_stream
+
+WIRE: dict[Api, WireApi] = {
+    "chat": "openai_chat",
+    "responses": "openai_responses",
+    "messages": "anthropic",
+}
+MEMO_LIMIT = 1024
+AgentType = Literal["auto", "claude", "codex", "openai"]
+ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
+Notes = dict[str, Any]  # what was learned about the request, for the journal
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One request to a model endpoint, as read off the wire."""
+
+    api: Api
+    headers: Mapping[str, str]
+    raw: bytes
+    created: int  # the wall clock in seconds: the answer's ``created``
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """An error to answer with: HTTP status, message, and what the API's error body needs."""
+
+    status: int
+    message: str
+    type: str | None = None
+    param: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    notes: Notes = field(default_factory=dict)
+    served_error: ErrorKey | None = None  # a scripted error: remember it was answered
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Stream bytes due at one moment (all frames with that ``at_ms``, joined)."""
+
+    at_ms: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A rendered, encoded turn: the tool names it calls, and its body or stream batches."""
+
+    calls: tuple[str, ...]
+    body: bytes | None  # a non-streamed answer
+    batches: tuple[Batch, ...]  # a streamed one
+    end_ms: int  # when the turn ends (unscaled): a non-streamed answer is due then
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A successful answer and what was learned on the way."""
+
+    encoded: Encoded
+    notes: Notes
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """Everything the encoded answer of one turn depends on (besides files it may read)."""
+
+    script: Script
+    turn: ModelTurn
+    api: Api
+    ctx: Context
+    conv: Conversation
+    input_tokens: int
+    created: int
+
+    @property
+    def reads_files(self) -> bool:
+        return any(_reads_files(a) for a in self.turn.actions)
+
+    def key(self) -> tuple[Any, ...]:
+        """The memo key: every input that reaches :func:`encode_turn`."""
+        c = self.conv
+        return (id(self.script), self.turn.index, self.api, self.ctx.profile, self.ctx.cwd,
+                self.ctx.tools, c.model, self.input_tokens, c.stream, c.include_usage,
+                self.created)
+
+
+class Rejected(WireError):
+    """A step refused the request (internal to :class:`Answerer`: it becomes a Rejection)."""
+
+    def __init__(self, status: int, message: str, *, type: str | None = None,
+                 param: str | None = None, headers: Mapping[str, str] | None = None,
+                 served_error: ErrorKey | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.type, self.param = status, message, type, param
+        self.headers = dict(headers or {})
+        self.served_error = served_error
+
+    def rejection(self, notes: Notes) -> Rejection:
+        return Rejection(self.status, self.message, self.type, self.param, self.headers, notes,
+                         self.served_error)
+
+
+def encode_turn(r: Rendering) -> Encoded:
+    """Render ``r.turn`` in the agent's vocabulary and encode it for the API (pure)."""
+    rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.ctx, model=r.conv.model,
+                           input_tokens=r.input_tokens)
+    calls = tuple(c.name for c in rendered.calls)
+    end_ms = max((e.at_ms for e in rendered.events), default=0)
+    if r.conv.stream:
+        frames = encode_stream(WIRE[r.api], rendered.events,
+                               include_usage=r.conv.include_usage, created=r.created)
+        return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
+    _status, out = encode_body(WIRE[r.api], rendered.events, created=r.created)
+    return Encoded(calls, orjson.dumps(out), (), end_ms)
+
+
+def _batched(frames: Any) -> tuple[Batch, ...]:
+    """Frames due at the same moment joined into one write."""
+    batches: list[Batch] = []
+    parts: list[bytes] = []
+    at = 0
+    for frame_at, data in frames:
+        if parts and frame_at != at:
+            batches.append(Batch(at, b"".join(parts)))
+            parts = []
+        at = frame_at
+        parts.append(data)
+    if parts:
+        batches.append(Batch(at, b"".join(parts)))
+    return tuple(batches)
+
+
+class Memo:
+    """:func:`encode_turn` with memory: a turn whose rendering reads no files is a pure
+    function of its :class:`Rendering` key (and the server's fixed options), so its encoded
+    answer is kept (up to ``limit`` answers; then the memo starts afresh). A test holds
+    memoised and fresh answers equal byte for byte across every input."""
+
+    def __init__(self, limit: int = MEMO_LIMIT) -> None:
+        self.limit = limit
+        self._answers: dict[tuple[Any, ...], Encoded] = {}
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __call__(self, r: Rendering) -> Encoded:
+        if r.reads_files:
+            return encode_turn(r)
+        key = r.key()
+        hit = self._answers.get(key)
+        if hit is None:
+            hit = encode_turn(r)
+            if len(self._answers) >= self.limit:
+                self._answers.clear()
+            self._answers[key] = hit
+        return hit
+
+
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    """How the server answers: its scenarios and the options that shape an answer."""
+
+    selector: Selector
+    agent_type: AgentType = "auto"
+    workspace: Path | None = None  # --workspace: where asserts look, the cwd edits assume
+    strict: bool = False
+    encode: Callable[[Rendering], Encoded] = encode_turn  # or a Memo around it
+
+    def answer(self, request: ModelRequest,
+               served: Callable[[ErrorKey], bool]) -> Rejection | Answer:
+        """The answer to ``request`` (see the module doc); ``served`` tells which scripted
+        errors were already answered."""
+        notes: Notes = {}
+        try:
+            return Answer(self._answer(request, served, notes), notes)
+        except Rejected as exc:
+            return exc.rejection(notes)
+        except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
+            return Rejection(403, f"scenarist: {exc}", notes=notes)
+
+    def _answer(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
+                notes: Notes) -> Encoded:
+        conv = read(request, notes)
+        script = self.select(request, conv, notes).script
+        profile = self.profile(conv, notes)
+        key = _conversation_key(request.headers, conv) if script.has_errors else ""
+        turn = place(script, conv, key, served, notes).turn
+        self.check(script, turn, conv, notes)
+        scripted_error(script, turn, key, notes)
+        encoded = self._encode(Rendering(script, turn, request.api, self.context(conv, profile),
+                                         conv, estimate_tokens(len(request.raw)),
+                                         request.created))
+        notes["calls"] = list(encoded.calls)
+        if self.strict:
+            strict(script, turn, conv, encoded)
+        return encoded
+
+    def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
+        """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
+        try:
+            choice = self.selector.choose(
+                name=request.headers.get("x-scenario-name"),
+                prompt=request.headers.get("x-scenario-prompt"),
+                conversation_prompt=conv.first_prompt,
+            )
+        except RequestSelectionError as exc:
+            raise Rejected(exc.status, exc.message) from None
+        notes.update(scenario=choice.script.name, selected_by=choice.by,
+                     distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
+        return choice
+
+    def check(self, script: Script, turn: ModelTurn, conv: Conversation, notes: Notes) -> None:
+        """The asserts due before ``turn``, against the agent's workspace."""
+        if script.final_checks and turn is script.segments[-1].turns[-1]:
+            # nothing follows the last turn to check these before: POST /_scenarist/check
+            notes["final_checks"] = [c.label for c in script.final_checks]
+        if not turn.checks:
+            return
+        workspace = Workspace.of_agent(self.workspace, conv.cwd)
+        results: list[Result] = [r for c in turn.checks for r in run_check(c, workspace)]
+        if results:
+            notes["assertions"] = [r.as_json() for r in results]
+        failed = failures(results)
+        if failed:
+            names = "; ".join(f"{r.label}: {r.message}" for r in failed)
+            raise Rejected(400, f"scenarist: assertion failed before {turn.describe()} of "
+                                f"scenario {script.name!r}: {names}")
+
+    def profile(self, conv: Conversation, notes: Notes) -> Profile:
+        """The agent's tool vocabulary: ``--agent-type``, else detected from the request."""
+        profile: Profile = (detect_profile(conv) if self.agent_type == "auto"
+                            else self.agent_type)
+        notes["profile"] = profile
+        return profile
+
+    def context(self, conv: Conversation, profile: Profile) -> Context:
+        """What rendering needs from the request: the agent's vocabulary, cwd and tools."""
+        cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
+        root = Workspace.of_agent(self.workspace, conv.cwd).root
+        return Context(profile=profile, cwd=cwd, tools=conv.tool_names, read_text=read_file,
+                       confine=lambda path: confine(root, path))
+
+    def _encode(self, r: Rendering) -> Encoded:
+        try:
+            return self.encode(r)
+        except EditError as exc:
+            raise Rejected(409, f"scenarist: {exc}") from None
+        except OSError as exc:  # a target that is no regular file, or too large to read
+            raise Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
+
+
+def read(request: ModelRequest, notes: Notes) -> Conversation:
+    """The request body as a conversation, validated in the API's own terms."""
+    try:
+        body = orjson.loads(request.raw)
+    except ValueError as exc:
+        raise Rejected(400, f"request body is not valid JSON: {exc}") from None
+    try:
+        conv = read_request(request.api, body)
+    except RequestError as exc:
+        raise Rejected(exc.status, exc.message, param=exc.param) from None
+    notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
+                 user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
+                 tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
+    return conv
+
+
+def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorKey], bool],
+          notes: Notes) -> Position:
+    """The next model turn, derived from the history alone."""
+    try:
+        position = locate(script, conv, lambda i: served((id(script), key, i)))
+    except PositionError as exc:
+        notes["expected"] = exc.expected
+        raise Rejected(409, f"scenarist: {exc.message}; expected next: {exc.expected}") from None
+    notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
+    return position
+
+
+def scripted_error(script: Script, turn: ModelTurn, key: str, notes: Notes) -> None:
+    """A turn that is an ``error`` element answers with it (once per conversation)."""
+    err = turn.error
+    if err is None:
+        return
+    notes["scripted_error"] = err.status
+    headers = {}
+    if err.retry_after_seconds is not None:
+        headers["retry-after"] = _seconds(err.retry_after_seconds)
+    raise Rejected(err.status, err.message, type=err.error_type, headers=headers,
+                   served_error=(id(script), key, turn.index))
+
+
+def strict(script: Script, turn: ModelTurn, conv: Conversation, encoded: Encoded) -> None:
+    """``--strict``: every tool the turn calls must be declared by the request."""
+    missing = sorted(set(encoded.calls) - conv.tool_names)
+    if missing:
+        raise Rejected(
+            400,
+            f"scenarist --strict: the request does not declare the tool(s) "
+            f"{', '.join(missing)} that {turn.describe()} of scenario {script.name!r} "
+            f"calls; declared: {', '.join(sorted(conv.tool_names)) or 'none'}")
+
+
+def _reads_files(action: Action) -> bool:
+    """Whether rendering ``action`` depends on files on disk (so it cannot be memoised)."""
+    return isinstance(action, EditAction) or action.tool in ("writeFile", "editFile")
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+_SESSION_HEADERS = ("x-scenario-session", "x-claude-code-session-id", "session-id", "thread-id")
+
+
+def _conversation_key(headers: Mapping[str, str], conv: Conversation) -> str:
+    """Tells conversations apart: the agent's session id, else the shape of the history.
+    Only scenarios with scripted errors need to."""
+    for name in _SESSION_HEADERS:
+        value = headers.get(name)
+        if value:
+            return f"{name}:{value}"
+    shape = json.dumps([conv.api, conv.prompts, [(m.kind, m.name) for m in conv.marks]])
+    return hashlib.sha1(shape.encode()).hexdigest()

@@ -1,0 +1,53 @@
+"""Run ``scenarist agent`` as a real process for the tests, in its own process group."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from scenarist.llm.process import stop_group
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+# the real agents' runners of tests/llm (``llm_agents``) serve these tests too
+if str(REPO / "tests" / "llm") not in sys.path:
+    sys.path.append(str(REPO / "tests" / "llm"))
+
+
+def agent_env(**extra: str) -> dict[str, str]:
+    """This environment with our source tree first on the path (and ``extra`` added)."""
+    path = os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, "COLUMNS": "200", **extra}
+
+
+def agent(*args: str | Path, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``scenarist agent ARGS`` with stdin /dev/null; every process it started is stopped."""
+    argv = [sys.executable, "-m", "scenarist", "agent", *map(str, args)]
+    proc = subprocess.Popen(argv, env=env or agent_env(), text=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        stop_group(proc)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def filled(name: str, tmp_path: Path, **values: str) -> Path:
+    """A copy of ``scenarios/NAME`` with ``{{KEY}}`` placeholders filled in."""
+    text = (SCENARIOS / name).read_text()
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    out = tmp_path / name
+    out.write_text(text)
+    return out
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -1,0 +1,63 @@
+"""Options and fixtures shared by every test tier.
+
+The Agent Harbor reference scenarios are AGPL-3.0 test data that the repository must not carry.
+The conformance tier — the files named ``test_*_agent_harbor.py`` — reads them from a folder
+named on the command line and is not collected at all without it::
+
+    pytest --agent-harbor-scenarios=../shared/reference/agent-harbor-scenarios
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+DATA = TESTS / "data"
+CONFORMANCE_FILES = "test_*_agent_harbor.py"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--agent-harbor-scenarios",
+        metavar="DIR",
+        default=None,
+        help="folder of the Agent Harbor reference scenarios (AGPL test data, not in this "
+        f"repository); when given, the conformance tier ({CONFORMANCE_FILES}) runs over them",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    folder = config.getoption("--agent-harbor-scenarios")
+    if folder is not None and not Path(folder).is_dir():
+        raise pytest.UsageError(
+            f"--agent-harbor-scenarios {folder}: no such folder; name the folder that holds the "
+            "reference scenarios (e.g. ../shared/reference/agent-harbor-scenarios)"
+        )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave the conformance tier out entirely (not skipped) unless its folder is named."""
+    if config.getoption("--agent-harbor-scenarios") is None and collection_path.match(
+        CONFORMANCE_FILES
+    ):
+        return True
+    return None
+
+
+def reference_folder(config: pytest.Config) -> Path:
+    return Path(config.getoption("--agent-harbor-scenarios")).resolve()
+
+
+@pytest.fixture(scope="session")
+def reference(request: pytest.FixtureRequest) -> Path:
+    """The folder of the reference scenarios named by ``--agent-harbor-scenarios``."""
+    return reference_folder(request.config)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``reference_file`` parametrises a test over every ``*.yaml`` of the reference folder."""
+    if "reference_file" in metafunc.fixturenames:
+        files = sorted(reference_folder(metafunc.config).glob("*.yaml"))
+        metafunc.parametrize("reference_file", files, ids=[p.stem for p in files])

@@ -1,0 +1,82 @@
+"""The pure answer function: a request in, a rejection or an encoded answer out, no server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scenarist.llm.answer import Answer, Answerer, Memo, ModelRequest, Rejection
+from scenarist.llm.cli import load_scripts
+from scenarist.llm.plan import build_script
+from scenarist.llm.selection import Selector
+from scenarist.scenario import load_scenario_text
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PACED = build_script(load_scenario_text(
+    "name: paced\n"
+    "timeline:\n"
+    "  - userInputs: [[0, pace me]]\n"
+    "  - llmResponse: [{assistant: [[0, first], [400, second]]}]\n"
+    "  - assert: {fs: {exists: [done.txt]}}\n"))
+RETRY = load_scripts([str(EXAMPLES / "rate-limit-retry.yaml")], [])[0]
+
+
+def request(body: dict[str, Any] | bytes, **headers: str) -> ModelRequest:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return ModelRequest("chat", headers, raw, created=1_700_000_000)
+
+
+def chat(prompt: str, **extra: Any) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": prompt}], **extra}
+
+
+def never(_key: object) -> bool:
+    return False
+
+
+def test_a_streamed_answer_carries_its_batches_at_the_scenario_s_own_times() -> None:
+    answerer = Answerer(Selector([PACED]))
+    result = answerer.answer(request(chat("pace me", stream=True)), never)
+    assert isinstance(result, Answer)
+    encoded = result.encoded
+    assert encoded.body is None and encoded.end_ms == 400
+    # unscaled: speed is the pacer's business, not the answer's
+    assert [b.at_ms for b in encoded.batches] == [0, 400]
+    assert b"first" in encoded.batches[0].data and b"second" in encoded.batches[1].data
+    assert result.notes["scenario"] == "paced" and result.notes["turn"] == 0
+    # the asserts after the last turn are named for POST /_scenarist/check
+    assert result.notes["final_checks"] == ["assert at timeline[2].assert (line 5)"]
+
+
+def test_each_step_rejects_in_the_api_s_terms() -> None:
+    answerer = Answerer(Selector([PACED, RETRY]))
+    bad_json = answerer.answer(request(b"{nope"), never)
+    assert isinstance(bad_json, Rejection) and bad_json.status == 400
+    assert "not valid JSON" in bad_json.message
+    unknown = answerer.answer(request(chat("hi"), **{"x-scenario-name": "nope"}), never)
+    assert isinstance(unknown, Rejection) and unknown.status == 404
+    assert unknown.notes["prompt"] == "hi"  # what was learned before the rejection is kept
+
+
+def test_a_scripted_error_is_answered_once_per_conversation() -> None:
+    answerer = Answerer(Selector([RETRY]))
+    first = answerer.answer(request(chat("Summarise the changelog")), never)
+    assert isinstance(first, Rejection) and first.status == 429
+    assert first.headers == {"retry-after": "1"} and first.served_error is not None
+    served = {first.served_error}
+    retry = answerer.answer(request(chat("Summarise the changelog")), served.__contains__)
+    assert isinstance(retry, Answer)
+    assert b"retries and fixes two crashes" in (retry.encoded.body or b"")
+
+
+def test_the_memo_wraps_the_pure_encoder_without_changing_a_byte() -> None:
+    memo = Memo()
+    cached, fresh = Answerer(Selector([PACED]), encode=memo), Answerer(Selector([PACED]))
+    for stream in (False, True):
+        body = chat("pace me", stream=stream)
+        one, two = cached.answer(request(body), never), cached.answer(request(body), never)
+        plain = fresh.answer(request(body), never)
+        assert isinstance(one, Answer) and isinstance(two, Answer) and isinstance(plain, Answer)
+        assert one.encoded is two.encoded and one.encoded == plain.encoded
+    assert len(memo) == 2
