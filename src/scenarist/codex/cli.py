@@ -24,7 +24,7 @@ from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
-from scenarist.codex.turn import Turn, frame_turn
+from scenarist.codex.turn import CodexTurn, frame_turn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ class Session:
         # exec-json has no turn boundaries without the lifecycle events
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
         self.turns = 0
-        self._scenario: Callable[[Turn, str], tuple[Iterable[Step], bool]] | None = None
+        self._scenario: Callable[[CodexTurn, str], tuple[Iterable[Step], bool]] | None = None
 
     def _write(self, steps: Iterable[Step]) -> None:
         if self._notice is not None:  # first output: say how to reproduce the run
@@ -373,7 +373,7 @@ class Session:
         self.turns += 1
         number = self.turns
         cfg = self.cfg
-        turn = Turn(
+        turn = CodexTurn(
             self.root.fork(number),
             number=number,
             cwd=self.cwd,
@@ -407,7 +407,7 @@ class Session:
         Called after :meth:`turn` raised, which already counted the turn.
         """
         number = self.turns
-        turn = Turn(self.root.fork(number), number=number, cwd=self.cwd)
+        turn = CodexTurn(self.root.fork(number), number=number, cwd=self.cwd)
         session = self.session_event if number == 1 else None
         self.encoder.begin_turn(number)
         steps = [build.note("error", f"fake-codex: {problem}")]
@@ -420,7 +420,7 @@ class Session:
         self.encoder.begin_turn(self.turns)
         self._write(steps)
 
-    def _scenario_steps(self, turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+    def _scenario_steps(self, turn: CodexTurn, prompt: str) -> tuple[Iterable[Step], bool]:
         if self._scenario is None:
             from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
 

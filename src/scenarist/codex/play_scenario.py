@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
-    from scenarist.codex.turn import Event, Step, Turn
+    from scenarist.codex.turn import CodexEvent, CodexTurn, Step
     from scenarist.scenario import Beat
 
-    Player = Callable[[Turn, str], tuple[Iterable[Step], bool]]
+    Player = Callable[[CodexTurn, str], tuple[Iterable[Step], bool]]
 
 _FAILED = ("error", "failed")
 
@@ -56,7 +56,7 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
     turns = [live] if whole else split_turns(live)
     remaining = iter(turns)
 
-    def play(turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+    def play(turn: CodexTurn, prompt: str) -> tuple[Iterable[Step], bool]:
         segment = next(remaining, None)
         if segment is None:
             return build.message(turn, "(the scenario has no more turns)"), False
@@ -93,7 +93,7 @@ class _Call:
         self.exit_code: int | None = None
 
 
-def scenario_steps(beats: Sequence[Beat], turn: Turn, *, time_scale: float = 1.0) -> Iterator[Step]:
+def scenario_steps(beats: Sequence[Beat], turn: CodexTurn, *, time_scale: float = 1.0) -> Iterator[Step]:
     """The steps for ``beats`` (pure apart from the turn's seeded ids and chunking)."""
     calls: dict[str, _Call] = {}
     previous = beats[0].at_ms if beats else 0
@@ -105,7 +105,7 @@ def scenario_steps(beats: Sequence[Beat], turn: Turn, *, time_scale: float = 1.0
         yield from _beat_events(beat, turn, calls)
 
 
-def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[CodexEvent]:
     kind, event, step = beat.kind, beat.event, beat.step
     if isinstance(step, TextStep):
         return (build.reasoning if kind == "think" else build.message)(turn, step.text)
@@ -125,7 +125,7 @@ def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]
     return _run_cmd(beat, event, turn, calls)
 
 
-def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+def _run_cmd(beat: Beat, event: AgentToolUse, turn: CodexTurn, calls: dict[str, _Call]) -> list[CodexEvent]:
     call_id = event.tool_call_id
     if beat.kind == "agentToolUse":
         args = event.args or {}
@@ -147,7 +147,7 @@ def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call
     if beat.kind != "toolResult":
         return []
     # without a toolExecution, the result is the command's output
-    out: list[Event] = []
+    out: list[CodexEvent] = []
     if event.tool_execution is None and event.result is not None:
         call.stdout = _text(event.result)
         if call.stdout and not call.stdout.endswith("\n"):
@@ -165,7 +165,7 @@ def _run_cmd(beat: Beat, event: AgentToolUse, turn: Turn, calls: dict[str, _Call
     return out
 
 
-def _other_tool(turn: Turn, event: AgentToolUse) -> list[Event]:
+def _other_tool(turn: CodexTurn, event: AgentToolUse) -> list[CodexEvent]:
     args = dict(event.args or {})
     name = event.tool_name
     if name == "webSearch":

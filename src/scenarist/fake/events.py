@@ -116,7 +116,7 @@ class ErrorEvent:
     error: FakeModelError
 
 
-Event = (MessageStarted | TextDelta | TextCompleted | ToolCallStarted | ToolCallDelta
+FakeEvent = (MessageStarted | TextDelta | TextCompleted | ToolCallStarted | ToolCallDelta
          | ToolCallCompleted | MessageCompleted | RawChunkEvent | ErrorEvent)
 
 EVENT_TYPES = ("message_started", "text_delta", "text_completed", "tool_call_started",

@@ -23,9 +23,9 @@ from typing import cast
 
 from scenarist.errors import ScenaristError
 from scenarist.hub.config import AgentSpec
-from scenarist.hub.protocol import Stream
+from scenarist.hub.protocol import OutputStream
 
-OutputCallback = Callable[[Stream, str], None]
+OutputCallback = Callable[[OutputStream, str], None]
 ExitCallback = Callable[[int | None, str | None], None]
 
 _PROC = Path("/proc")

@@ -42,8 +42,7 @@ from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import Api as WireApi
-from scenarist.wire import encode_body, encode_stream
+from scenarist.wire import WireApi, encode_body, encode_stream
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
