@@ -6,9 +6,9 @@ model, an agent hub and more. See ``docs/architecture.md`` for the map of the co
 
 __version__ = "0.1.0"
 
-from typing import TYPE_CHECKING, Any
-
 from scenarist.errors import ScenaristError, UsageError, WireError
+
+TYPE_CHECKING = False  # not `from typing import ...`: fake-codex starts without importing typing
 
 if TYPE_CHECKING:
     from scenarist.fake.events import FakeModelError
@@ -27,7 +27,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
