@@ -10,6 +10,8 @@ load on a shared machine hits both alike (median of ``--runs``):
 - ``python -c pass``: the floor.
 
 Bytecode is cached per tree (``PYTHONPYCACHEPREFIX``, warmed first), as after ``pip install``.
+Each run also reports the child's CPU time (user + system, from ``RUSAGE_CHILDREN``): on a
+shared, loaded machine it varies far less than wall time, which waits for a free core.
 
     .venv/bin/python bench/bench_startup_ab.py --base /tmp/base [--runs 15]
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import statistics
 import subprocess
@@ -39,9 +42,15 @@ COMMANDS: dict[str, tuple[list[str], str | None]] = {
 }
 
 
-def seconds(args: list[str], wait_for: str | None, env: dict[str, str]) -> float:
-    """Spawn python ``args``; the seconds until a stdout line containing ``wait_for`` (or,
-    with ``None``, until it exits). The process group is stopped afterwards."""
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def seconds(args: list[str], wait_for: str | None, env: dict[str, str]) -> tuple[float, float]:
+    """Spawn python ``args``; the wall seconds until a stdout line containing ``wait_for`` (or,
+    with ``None``, until it exits), and the CPU seconds the child used until it was stopped."""
+    cpu = cpu_seconds()
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, *args], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -57,12 +66,13 @@ def seconds(args: list[str], wait_for: str | None, env: dict[str, str]) -> float
                     break
             else:
                 raise RuntimeError(f"{args} exited without printing {wait_for!r}")
-        return time.perf_counter() - start
+        wall = time.perf_counter() - start
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(10)
+        proc.wait(10)
         proc.stdout.close()
+    return wall, cpu_seconds() - cpu
 
 
 def main() -> None:
@@ -78,7 +88,7 @@ def main() -> None:
                    "PYTHONPYCACHEPREFIX": str(Path(cache) / label)}
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             envs[label] = env
-        times: dict[tuple[str, str], list[float]] = {}
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for run in range(args.runs + 1):  # the first run warms the bytecode caches
             for name, (argv, wait_for) in COMMANDS.items():
                 order = list(envs) if run % 2 else list(reversed(envs))
@@ -87,11 +97,15 @@ def main() -> None:
                     if run:
                         times.setdefault((name, label), []).append(t)
     print(f"median of {args.runs} alternating runs; base = {args.base}")
-    print(f"{'command':34} {'base ms':>9} {'this ms':>9} {'this/base':>10}")
+    print(f"{'command':34} {'wall: base':>10} {'this ms':>8} {'ratio':>6}   "
+          f"{'cpu: base':>9} {'this ms':>8} {'ratio':>6}")
     for name in COMMANDS:
-        base = statistics.median(times[name, "base"]) * 1000
-        this = statistics.median(times[name, "this"]) * 1000
-        print(f"{name:34} {base:9.1f} {this:9.1f} {this / base:10.3f}")
+        row = f"{name:34}"
+        for i in (0, 1):
+            base = statistics.median(t[i] for t in times[name, "base"]) * 1000
+            this = statistics.median(t[i] for t in times[name, "this"]) * 1000
+            row += f" {base:10.1f} {this:8.1f} {this / base:6.3f}  "
+        print(row)
 
 
 if __name__ == "__main__":
