@@ -20,7 +20,7 @@ all prompts with ``scorer=Levenshtein.distance`` (limit 4), timed on the same pr
 same run. Target: median <= 5 ms. ``--workers`` sets the threads of the verification step
 (default: up to 4, one per core).
 
-    .venv/bin/python bench/bench_scenario_select.py [--scenarios 10000] [--queries 200]
+    .venv/bin/python bench/bench_scenario_select.py [--scenarios 10000] [--queries 200] [--no-numpy]
 """
 
 from __future__ import annotations
@@ -28,17 +28,26 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+if "--no-numpy" in sys.argv:  # as installed without the fast-select extra: every set is scanned
+    sys.modules["numpy"] = None  # type: ignore[assignment]
+
 from _scenario_gen import initial_prompt, unrelated_prompt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from scenarist.scenario import bag_index
 from scenarist.scenario.select import ScenarioIndex
+
+try:
+    from scenarist.scenario import bag_index
+    WORKERS = bag_index.WORKERS
+except ImportError:
+    WORKERS = 1
 
 TARGET_MS = 5.0
 
@@ -114,10 +123,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--workers", type=int, default=bag_index.WORKERS,
+    parser.add_argument("--workers", type=int, default=WORKERS,
                         help="verification threads (default: %(default)s on this machine)")
+    parser.add_argument("--no-numpy", action="store_true",
+                        help="select as without numpy (the fast-select extra): a plain scan")
     args = parser.parse_args()
-    bag_index.WORKERS = max(1, args.workers)
+    if "numpy" in sys.modules and sys.modules["numpy"] is not None:
+        bag_index.WORKERS = max(1, args.workers)
     rng = random.Random(2)
     entries = [Entry(f"scenario-{i:05}", initial_prompt(rng, i), Path(f"s/{i:05}.yaml"))
                for i in range(args.scenarios)]
@@ -136,7 +148,7 @@ def main() -> None:
     lengths = sorted(len(p) for p in prompts)
     print(f"{args.scenarios} scenarios, prompt length median {statistics.median(lengths):g} "
           f"chars (max {lengths[-1]}); index built in {build_ms:.0f} ms, first query "
-          f"(builds the bound index) {first_ms:.0f} ms; {bag_index.WORKERS} verify thread(s)")
+          f"(builds the bound index) {first_ms:.0f} ms; {args.workers} verify thread(s), numpy {'off' if args.no_numpy else 'on'}")
     print(f"{'query kind':12} {'select p50':>11} {'p90':>7} {'max':>7} {'best-only p50':>14} "
           f"{'baseline p50':>13} {'ratio':>6}")
     all_ours: list[float] = []

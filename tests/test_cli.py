@@ -36,4 +36,4 @@ def test_entry_point_imports_no_subcommand_module() -> None:
     code = ("import sys, scenarist.cli; "
             "print(sorted(m for m in sys.modules if m.startswith(('scenarist.', 'starlette', 'uvicorn', 'yaml', 'pydantic'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['scenarist.cli']"
+    assert out.strip() == "['scenarist.cli', 'scenarist.errors']"  # the error base: no command

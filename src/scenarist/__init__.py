@@ -5,3 +5,31 @@ model, an agent hub and more. See ``docs/architecture.md`` for the map of the co
 """
 
 __version__ = "0.1.0"
+
+from scenarist.errors import ScenaristError, UsageError, WireError
+
+TYPE_CHECKING = False  # not `from typing import ...`: fake-codex starts without importing typing
+
+if TYPE_CHECKING:
+    from scenarist.fake.events import FakeModelError
+    from scenarist.scenario.errors import ScenarioError
+    from scenarist.scenario.select import SelectionError
+
+__all__ = ["FakeModelError", "ScenarioError", "ScenaristError", "SelectionError", "UsageError",
+           "WireError"]
+
+# Leaves that live in packages importing YAML: loaded on first access, so that
+# ``import scenarist`` (which every command does) stays as light as scenarist.errors.
+_LAZY = {
+    "FakeModelError": "scenarist.fake.events",
+    "ScenarioError": "scenarist.scenario.errors",
+    "SelectionError": "scenarist.scenario.select",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'scenarist' has no attribute {name!r}")

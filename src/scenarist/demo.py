@@ -24,6 +24,8 @@ from typing import Any, TextIO
 
 import httpx
 
+from scenarist.errors import UsageError
+
 DEFAULT_SCENARIO = "hello-codex.yaml"
 MAX_TURNS = 25
 MAX_ATTEMPTS = 3
@@ -50,8 +52,10 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
-class DemoError(Exception):
+class DemoError(UsageError):
     """Something the user can act on; printed as one line, exit 1."""
+
+    exit_status = 1
 
 
 def examples_dir() -> Path:
@@ -93,7 +97,7 @@ def main(argv: Sequence[str]) -> int:
         return 0
     except DemoError as exc:
         print(f"scenarist demo: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_status
     finally:
         if not args.keep:
             _remove_tree(workspace)

@@ -9,18 +9,18 @@ from hubkit import agent, kill_leftover, process_gone, wait_gone
 
 from scenarist.hub.config import AgentSpec
 from scenarist.hub.process import READ_BYTES, AgentProcess, StdinError, group_alive
-from scenarist.hub.protocol import Stream
+from scenarist.hub.protocol import OutputStream
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py
 
 
 class Recorder:
     def __init__(self) -> None:
-        self.out: list[tuple[Stream, str]] = []
+        self.out: list[tuple[OutputStream, str]] = []
         self.exits: list[tuple[int | None, str | None]] = []
         self.line = asyncio.Event()
 
-    def output(self, stream: Stream, text: str) -> None:
+    def output(self, stream: OutputStream, text: str) -> None:
         self.out.append((stream, text))
         if "\n" in text:
             self.line.set()
@@ -28,7 +28,7 @@ class Recorder:
     def exit(self, code: int | None, signal: str | None) -> None:
         self.exits.append((code, signal))
 
-    def text(self, stream: Stream = "stdout") -> str:
+    def text(self, stream: OutputStream = "stdout") -> str:
         return "".join(t for s, t in self.out if s == stream)
 
     async def wait_for(self, fragment: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scenarist.llm.script import ModelTurn, Script, Segment, Timed
+from scenarist.llm.script import ModelTurn, Script, Segment, TimedText
 
 SLOW = Script(
     name="slow",
@@ -21,7 +21,7 @@ SLOW = Script(
             (
                 ModelTurn(
                     0,
-                    text=(Timed(0, "first words "), Timed(60_000, "a minute later")),
+                    text=(TimedText(0, "first words "), TimedText(60_000, "a minute later")),
                     duration_ms=60_000,
                 ),
             ),

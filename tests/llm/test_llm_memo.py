@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from scenarist.llm.script import ModelTurn, Script, Segment, Timed, ToolAction
+from scenarist.llm.script import ModelTurn, Script, Segment, TimedText, ToolAction
 
 CLAUDE_TOOLS = ["Bash", "Write", "Edit", "Read"]
 
@@ -24,8 +24,8 @@ CLAUDE_TOOLS = ["Bash", "Write", "Edit", "Read"]
 def _script(prompt: str, text: str) -> Script:
     turn = ModelTurn(
         0,
-        thinking=(Timed(0, "Let me look."),),
-        text=(Timed(0, text),),
+        thinking=(TimedText(0, "Let me look."),),
+        text=(TimedText(0, text),),
         actions=(ToolAction("runCmd", {"cmd": "ls -la", "cwd": "src"}),),
     )
     return Script(name="twin", prompt=prompt, segments=(Segment(prompt, (turn,)),))

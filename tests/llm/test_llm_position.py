@@ -6,7 +6,7 @@ import pytest
 
 from scenarist.llm.conversation import read_chat, read_messages, read_responses
 from scenarist.llm.position import PositionError, locate
-from scenarist.llm.script import ModelTurn, Script, ScriptedError, Segment, Timed, ToolAction
+from scenarist.llm.script import ModelTurn, Script, ScriptedError, Segment, TimedText, ToolAction
 
 TWO_CALLS = Script(
     name="two",
@@ -16,10 +16,10 @@ TWO_CALLS = Script(
             "p",
             (
                 ModelTurn(
-                    0, text=(Timed(0, "a"),), actions=(ToolAction("x", {}), ToolAction("y", {}))
+                    0, text=(TimedText(0, "a"),), actions=(ToolAction("x", {}), ToolAction("y", {}))
                 ),
                 ModelTurn(1, actions=(ToolAction("z", {}),)),
-                ModelTurn(2, text=(Timed(0, "done"),)),
+                ModelTurn(2, text=(TimedText(0, "done"),)),
             ),
         ),
     ),
@@ -99,7 +99,7 @@ def test_error_turns_are_stepped_over_once_served() -> None:
                 (
                     ModelTurn(0, error=ScriptedError("busy", 529)),
                     ModelTurn(1, error=ScriptedError("busy again", 529)),
-                    ModelTurn(2, text=(Timed(0, "ok"),)),
+                    ModelTurn(2, text=(TimedText(0, "ok"),)),
                 ),
             ),
         ),

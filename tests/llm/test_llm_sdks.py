@@ -9,7 +9,7 @@ import anthropic
 import openai
 import pytest
 
-from scenarist.llm.script import ModelTurn, Script, Segment, Timed, ToolAction
+from scenarist.llm.script import ModelTurn, Script, Segment, TimedText, ToolAction
 
 PROMPT = "what is the weather in Paris"
 WEATHER = Script(
@@ -21,12 +21,12 @@ WEATHER = Script(
             (
                 ModelTurn(
                     0,
-                    thinking=(Timed(5, "The user wants the weather; I will call the tool."),),
-                    text=(Timed(10, "Let me check the weather for you."),),
+                    thinking=(TimedText(5, "The user wants the weather; I will call the tool."),),
+                    text=(TimedText(10, "Let me check the weather for you."),),
                     actions=(ToolAction("get_weather", {"city": "Paris"}),),
                     duration_ms=10,
                 ),
-                ModelTurn(1, text=(Timed(5, "It is sunny in Paris, 21 degrees."),), duration_ms=5),
+                ModelTurn(1, text=(TimedText(5, "It is sunny in Paris, 21 degrees."),), duration_ms=5),
             ),
         ),
     ),

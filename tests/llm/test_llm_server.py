@@ -18,7 +18,7 @@ from scenarist.llm.script import (
     Script,
     ScriptedError,
     Segment,
-    Timed,
+    TimedText,
     ToolAction,
 )
 from scenarist.play import VirtualClock
@@ -26,7 +26,7 @@ from scenarist.scenario.model import Assert
 
 
 def _turn(i: int, text: str, *actions: ToolAction, **kw: Any) -> ModelTurn:
-    return ModelTurn(i, text=(Timed(0, text),), actions=tuple(actions), **kw)
+    return ModelTurn(i, text=(TimedText(0, text),), actions=tuple(actions), **kw)
 
 
 ALPHA = Script(
@@ -355,7 +355,7 @@ def test_streamed_deltas_follow_the_schedule(serve: Any) -> None:
                 (
                     ModelTurn(
                         0,
-                        text=(Timed(0, "first "), Timed(150, "second "), Timed(300, "third")),
+                        text=(TimedText(0, "first "), TimedText(150, "second "), TimedText(300, "third")),
                         duration_ms=300,
                     ),
                 ),
@@ -386,7 +386,7 @@ def test_virtual_clock_makes_long_scenarios_instant(serve: Any) -> None:
         segments=(
             Segment(
                 "take your time",
-                (ModelTurn(0, text=(Timed(600_000, "ten minutes later"),), duration_ms=600_000),),
+                (ModelTurn(0, text=(TimedText(600_000, "ten minutes later"),), duration_ms=600_000),),
             ),
         ),
     )

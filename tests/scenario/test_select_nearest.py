@@ -4,6 +4,7 @@ returns what one plain pass over every string returns, distances, order and ties
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -133,3 +134,18 @@ def test_bound_index_is_exact_for_any_strings(strings: list[str], query: str, k:
             patch.setattr(bag_index, knob, 1 if knob in ("_FIRST_ROUND", "_SEED_BOUNDS") else 0)
         got = BagIndex(tuple(strings)).nearest(query, k)
     assert got == scan(query, strings, k)
+
+
+def test_without_numpy_a_large_set_is_scanned_with_the_same_answers(
+        large: tuple[list[str], NearestStrings], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast-select extra absent: importing numpy (and so the bound index) fails."""
+    strings, bounded = large
+    rng = random.Random(5)
+    queries = [query for base in rng.sample(strings, 6) for query in variants(rng, base)]
+    expected = [bounded.nearest(query, 4) for query in queries]
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setitem(sys.modules, "scenarist.scenario.bag_index", None)
+    plain = NearestStrings(strings)
+    plain.prepare()
+    assert [plain.nearest(query, 4) for query in queries] == expected
+    assert plain._bags is None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from wire_turns import TURNS
 
-from scenarist.wire import APIS, Api, encode_body, encode_stream
+from scenarist.wire import APIS, WireApi, encode_body, encode_stream
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -28,14 +28,14 @@ def _check(name: str, actual: str) -> None:
 
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("turn", sorted(TURNS))
-def test_stream_golden(api: Api, turn: str) -> None:
+def test_stream_golden(api: WireApi, turn: str) -> None:
     frames = encode_stream(api, TURNS[turn], include_usage=True)
     _check(f"{api}.{turn}.sse", b"".join(f.encode() for f in frames).decode())
 
 
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("turn", sorted(TURNS))
-def test_body_golden(api: Api, turn: str) -> None:
+def test_body_golden(api: WireApi, turn: str) -> None:
     status, body = encode_body(api, TURNS[turn])
     _check(f"{api}.{turn}.json", json.dumps({"status": status, "body": body}, indent=1,
                                             ensure_ascii=False) + "\n")

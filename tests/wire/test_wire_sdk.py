@@ -12,11 +12,11 @@ import pytest
 from wire_turns import TURNS
 
 from scenarist.fake.http import http_module, transport
-from scenarist.wire import Api, Error, Event, Finish, MessageStart, TextDelta
+from scenarist.wire import Error, Finish, MessageStart, TextDelta, WireApi, WireEvent
 
 
-def _source(events: list[Event], seen: list[tuple[Api, dict[str, Any]]] | None = None) -> Any:
-    def source(api: Api, body: dict[str, Any]) -> Iterable[Event]:
+def _source(events: list[WireEvent], seen: list[tuple[WireApi, dict[str, Any]]] | None = None) -> Any:
+    def source(api: WireApi, body: dict[str, Any]) -> Iterable[WireEvent]:
         if seen is not None:
             seen.append((api, body))
         return iter(events)
@@ -24,14 +24,14 @@ def _source(events: list[Event], seen: list[tuple[Api, dict[str, Any]]] | None =
     return source
 
 
-def oai(turn: str, seen: list[tuple[Api, dict[str, Any]]] | None = None) -> openai.OpenAI:
+def oai(turn: str, seen: list[tuple[WireApi, dict[str, Any]]] | None = None) -> openai.OpenAI:
     mod = http_module("openai")
     client = mod.Client(transport=transport(_source(TURNS[turn], seen), module=mod))
     return openai.OpenAI(api_key="sk-test", base_url="http://x/v1", http_client=client,
                          max_retries=0)
 
 
-def ant(turn: str | list[Event]) -> anthropic.Anthropic:
+def ant(turn: str | list[WireEvent]) -> anthropic.Anthropic:
     mod = http_module("anthropic")
     events = TURNS[turn] if isinstance(turn, str) else turn
     client = mod.Client(transport=transport(_source(events), module=mod))
@@ -54,7 +54,7 @@ def test_chat_create_text_and_usage() -> None:
 
 
 def test_chat_stream_true_tool_calls_and_usage_chunk() -> None:
-    seen: list[tuple[Api, dict[str, Any]]] = []
+    seen: list[tuple[WireApi, dict[str, Any]]] = []
     chunks = list(oai("tools", seen).chat.completions.create(
         model="m", messages=MSG, stream=True, stream_options={"include_usage": True}))  # type: ignore[arg-type]
     assert seen[0][0] == "openai_chat" and seen[0][1]["stream"] is True
@@ -102,7 +102,7 @@ def test_chat_mid_stream_error_raises_api_error() -> None:
 
 def test_chat_leading_error_is_http_status_with_openai_body() -> None:
     mod = http_module("openai")
-    events: list[Event] = [MessageStart(), Error("slow down", status=429)]
+    events: list[WireEvent] = [MessageStart(), Error("slow down", status=429)]
     client = openai.OpenAI(api_key="k", base_url="http://x/v1", max_retries=0,
                            http_client=mod.Client(transport=transport(_source(events), module=mod)))
     with pytest.raises(openai.RateLimitError) as info:
@@ -237,7 +237,7 @@ def test_anthropic_leading_error_status_and_body() -> None:
 
 
 async def test_async_clients_stream_every_api() -> None:
-    events: list[Event] = [MessageStart("a1"), TextDelta("async "), TextDelta("ok"),
+    events: list[WireEvent] = [MessageStart("a1"), TextDelta("async "), TextDelta("ok"),
                            Finish()]
     omod, amod = http_module("openai"), http_module("anthropic")
     oc = openai.AsyncOpenAI(api_key="k", base_url="http://x/v1", http_client=omod.AsyncClient(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from scenarist.wire import (
     Error,
-    Event,
     Finish,
     MessageStart,
     ReasoningDelta,
@@ -14,9 +13,10 @@ from scenarist.wire import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
+    WireEvent,
 )
 
-TURNS: dict[str, list[Event]] = {
+TURNS: dict[str, list[WireEvent]] = {
     "text": [MessageStart("t1", "mock-model", input_tokens=9), TextDelta("Hello "),
              TextDelta("wörld", at_ms=20), Finish(usage=Usage(9, 3), at_ms=40)],
     "tools": [MessageStart("t2", "mock-model", input_tokens=12), TextDelta("Let me look."),

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scenarist.agent.render import FORMATS, make_renderer
+from scenarist.errors import ScenaristError
 from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def main(argv: Sequence[str]) -> int:
         return 128 + exc.signum
 
 
-class Stopped(Exception):
+class Stopped(ScenaristError):
     """SIGTERM or SIGHUP arrived: unwind so that every tool process group is killed."""
 
     def __init__(self, signum: int) -> None:

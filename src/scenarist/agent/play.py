@@ -34,6 +34,7 @@ from scenarist.agent.tools import (
     describe_file_read,
 )
 from scenarist.agent.workspace import Workspace
+from scenarist.errors import ScenaristError
 from scenarist.play import Clock, iter_sync
 from scenarist.scenario import (
     AgentEdits,
@@ -96,7 +97,7 @@ def typed_text(expected: UserInput) -> str:
     return "\n".join(b.text for b in expected.content if isinstance(b, TextContent))
 
 
-class EndOfInput(Exception):
+class EndOfInput(ScenaristError):
     """The terminal closed (Ctrl-D) while the scenario still expected a prompt."""
 
 

@@ -240,10 +240,10 @@ class CodexJsonRenderer(_JsonLines):
 
     def _open(self) -> Any:
         if self.turn is None:
-            from scenarist.codex.turn import Turn, task_started
+            from scenarist.codex.turn import CodexTurn, task_started
 
             self.number += 1
-            self.turn = Turn(self.rng.fork(self.number), number=self.number, cwd=self.cwd)
+            self.turn = CodexTurn(self.rng.fork(self.number), number=self.number, cwd=self.cwd)
             self.output_chars = 0
             self.last_message = None
             self.emit([task_started(self.turn)])

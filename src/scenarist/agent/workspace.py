@@ -27,13 +27,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["AgentError", "Entry", "PathRefused", "Workspace"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_READ = 64 * 1024 * 1024
 
 
-class AgentError(Exception):
+class AgentError(ScenaristError):
     """A problem of the mock agent that it reports as one line (base of its errors)."""
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from binascii import b2a_base64
 
-from scenarist.codex.rng import chunk_text
+from scenarist.codex.rng import seeded_chunks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from scenarist.codex.turn import Turn
+    from scenarist.codex.turn import CodexTurn
 
-    Event = dict[str, Any]
+    CodexEvent = dict[str, Any]
 
 MODEL = "fake-codex"
 
@@ -30,7 +30,7 @@ def session_configured(
     model: str = MODEL,
     approvals: bool = False,
     sandbox: str = "workspace-write",
-) -> Event:
+) -> CodexEvent:
     """The ``session_configured`` a host waits for before anything else."""
     policy: dict[str, Any] = {"type": sandbox}
     if sandbox == "workspace-write":
@@ -49,31 +49,31 @@ def session_configured(
     }
 
 
-def _streamed(turn: Turn, text: str, delta_type: str, final: Event) -> list[Event]:
-    out: list[Event] = [
+def _streamed(turn: CodexTurn, text: str, delta_type: str, final: CodexEvent) -> list[CodexEvent]:
+    out: list[CodexEvent] = [
         {"type": delta_type, "delta": piece}
-        for piece in chunk_text(text, turn.rng, turn.chunk_min, turn.chunk_max)
+        for piece in seeded_chunks(text, turn.rng, turn.chunk_min, turn.chunk_max)
     ]
     out.append(final)
     return out
 
 
-def message(turn: Turn, text: str) -> list[Event]:
+def message(turn: CodexTurn, text: str) -> list[CodexEvent]:
     """Streamed assistant text: ``agent_message_delta`` chunks, then the whole ``agent_message``."""
     return _streamed(turn, text, "agent_message_delta", {"type": "agent_message", "message": text})
 
 
-def reasoning(turn: Turn, text: str) -> list[Event]:
+def reasoning(turn: CodexTurn, text: str) -> list[CodexEvent]:
     """Streamed reasoning summary: ``agent_reasoning_delta`` chunks, then ``agent_reasoning``."""
     return _streamed(turn, text, "agent_reasoning_delta", {"type": "agent_reasoning", "text": text})
 
 
-def _duration(turn: Turn, lo_ms: int, hi_ms: int) -> dict[str, int]:
+def _duration(turn: CodexTurn, lo_ms: int, hi_ms: int) -> dict[str, int]:
     ms = turn.rng.between(lo_ms, hi_ms)
     return {"secs": ms // 1000, "nanos": (ms % 1000) * 1_000_000}
 
 
-def _exec_fields(turn: Turn, call_id: str, command: list[str]) -> Event:
+def _exec_fields(turn: CodexTurn, call_id: str, command: list[str]) -> CodexEvent:
     """The fields every exec event about one command shares."""
     return {
         "call_id": call_id,
@@ -96,12 +96,12 @@ def shell_argv(script: str) -> list[str]:
     return ["/bin/bash", "-lc", script]
 
 
-def exec_begin(turn: Turn, call_id: str, command: list[str]) -> Event:
+def exec_begin(turn: CodexTurn, call_id: str, command: list[str]) -> CodexEvent:
     """``exec_command_begin``: a command "starts" (it is never actually run)."""
     return {"type": "exec_command_begin", **_exec_fields(turn, call_id, command)}
 
 
-def exec_output(call_id: str, stream: str, text: str) -> Event:
+def exec_output(call_id: str, stream: str, text: str) -> CodexEvent:
     """``exec_command_output_delta``: a chunk of output, base64 as Codex sends raw bytes."""
     chunk = b2a_base64(text.encode(), newline=False).decode("ascii")
     return {
@@ -113,7 +113,7 @@ def exec_output(call_id: str, stream: str, text: str) -> Event:
 
 
 def exec_end(
-    turn: Turn,
+    turn: CodexTurn,
     call_id: str,
     command: list[str],
     *,
@@ -121,7 +121,7 @@ def exec_end(
     stderr: str,
     exit_code: int,
     status: str | None = None,
-) -> Event:
+) -> CodexEvent:
     """``exec_command_end`` with the captured output; status follows the exit code by default."""
     aggregated = stdout + stderr
     return {
@@ -138,7 +138,7 @@ def exec_end(
 
 
 def exec_command(
-    turn: Turn,
+    turn: CodexTurn,
     command: list[str],
     *,
     stdout: str = "",
@@ -146,13 +146,13 @@ def exec_command(
     exit_code: int = 0,
     approvals: bool = False,
     declined: bool = False,
-) -> list[Event]:
+) -> list[CodexEvent]:
     """A simulated shell command: (approval request), begin, output deltas, end.
 
     ``declined`` models a user refusing the approval: the command never "runs".
     """
     call_id = f"call_{turn.rng.hex(24)}"
-    out: list[Event] = []
+    out: list[CodexEvent] = []
     if approvals or declined:
         request = exec_begin(turn, call_id, command)
         del request["source"]
@@ -190,23 +190,23 @@ def file_change(kind: str, *, content: str = "", diff: str = "") -> dict[str, An
     return {"type": kind, "content": content}
 
 
-def _absolute(turn: Turn, path: str) -> str:
+def _absolute(turn: CodexTurn, path: str) -> str:
     return path if path.startswith("/") else f"{turn.cwd.rstrip('/')}/{path}"
 
 
 def apply_patch(
-    turn: Turn,
+    turn: CodexTurn,
     changes: dict[str, dict[str, Any]],
     *,
     approvals: bool = False,
     success: bool = True,
-) -> list[Event]:
+) -> list[CodexEvent]:
     """A simulated ``apply_patch``: (approval request), begin, end. No file is touched.
 
     Paths are absolute, as Codex reports them: a relative one is taken from the turn's cwd."""
     changes = {_absolute(turn, path): change for path, change in changes.items()}
     call_id = f"call_{turn.rng.hex(24)}"
-    out: list[Event] = []
+    out: list[CodexEvent] = []
     if approvals:
         out.append(
             {
@@ -243,14 +243,14 @@ def apply_patch(
 
 
 def mcp_call(
-    turn: Turn,
+    turn: CodexTurn,
     server: str,
     tool: str,
     arguments: Any,
     *,
     result: str | None = None,
     error: str | None = None,
-) -> list[Event]:
+) -> list[CodexEvent]:
     """A simulated MCP tool call; ``error`` makes it fail with that message."""
     call_id = f"call_{turn.rng.hex(24)}"
     invocation = {"server": server, "tool": tool, "arguments": arguments}
@@ -272,7 +272,7 @@ def mcp_call(
     ]
 
 
-def web_search(turn: Turn, query: str) -> list[Event]:
+def web_search(turn: CodexTurn, query: str) -> list[CodexEvent]:
     """A simulated web search (begin, end with the query)."""
     call_id = f"ws_{turn.rng.hex(24)}"
     return [
@@ -286,7 +286,7 @@ def web_search(turn: Turn, query: str) -> list[Event]:
     ]
 
 
-def plan_update(steps: list[str], *, done: int = 0, statuses: list[str] | None = None) -> Event:
+def plan_update(steps: list[str], *, done: int = 0, statuses: list[str] | None = None) -> CodexEvent:
     """The agent's to-do list: the first ``done`` steps completed, the next in progress
     (or each step's status from ``statuses``)."""
     if statuses is None:
@@ -298,6 +298,6 @@ def plan_update(steps: list[str], *, done: int = 0, statuses: list[str] | None =
     return {"type": "plan_update", "plan": plan, "explanation": None}
 
 
-def note(etype: str, text: str) -> Event:
+def note(etype: str, text: str) -> CodexEvent:
     """``warning``, ``error``, ``stream_error`` or ``background_event`` with a message."""
     return {"type": etype, "message": text}

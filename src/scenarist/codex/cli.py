@@ -1,9 +1,13 @@
 """``fake-codex`` / ``scenarist codex``: the command line of the fake Codex agent.
 
-Arguments are parsed by hand (no :mod:`argparse`) so that start-up stays close to
-a bare interpreter and so that ``fake-codex exec --json ...`` can accept, and
-ignore, every flag of the real ``codex exec``. Heavy modules (the scenario
-loader, YAML, pydantic) are imported only for ``--scenario``.
+Arguments are parsed by hand, not with :mod:`argparse`, for two reasons users feel:
+``fake-codex exec --json ...`` must accept, and ignore, every flag of the real
+``codex exec`` (argparse's ``parse_known_args`` cannot tell which unknown flag takes a
+value), and ``fake-codex`` is started once per agent turn by hosts and tests, so its
+start-up is a speed target (issue 11: within 10%). Measured on the shared box
+(median of 30, ``PYTHONDONTWRITEBYTECODE=1``): importing argparse and adding one
+argument adds 23-51 ms to 296-378 ms, ~8-14%. Heavy modules (the scenario loader,
+YAML, pydantic) are imported only for ``--scenario``.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ from scenarist.codex import build
 from scenarist.codex.commands import command_steps, has_session, parse_prompt
 from scenarist.codex.config import ENV_VAR, Config, parse_json_config, tool_list
 from scenarist.codex.encode import FORMATS, CodexEventEncoder, ExecJsonEncoder
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
-from scenarist.codex.turn import Turn, frame_turn
+from scenarist.codex.turn import CodexTurn, frame_turn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,7 +137,7 @@ class Args:
 
 
 def parse_args(argv: list[str]) -> Args:
-    """Split ``argv`` into options and the prompt; raises :class:`UsageError`."""
+    """Split ``argv`` into options and the prompt; raises :class:`CodexUsageError`."""
     args = Args()
     rest = list(argv)
     if rest and rest[0] == "exec":
@@ -156,7 +160,7 @@ def parse_args(argv: list[str]) -> Args:
         if spec is None:
             if args.exec_mode:
                 continue  # another codex exec flag: accepted and ignored
-            raise UsageError(f"unknown option {name!r} (see fake-codex --help)")
+            raise CodexUsageError(f"unknown option {name!r} (see fake-codex --help)")
         action, takes_value = spec
         value: str | None = None
         if takes_value:
@@ -166,14 +170,14 @@ def parse_args(argv: list[str]) -> Args:
                 value = rest[i]
                 i += 1
             else:
-                raise UsageError(f"option {name} needs a value (see fake-codex --help)")
+                raise CodexUsageError(f"option {name} needs a value (see fake-codex --help)")
         elif eq:
-            raise UsageError(f"option {name} takes no value")
+            raise CodexUsageError(f"option {name} takes no value")
         args.flags.append((name, action, value))
     if args.exec_mode and "resume" in positional[:2]:
         positional = _resume(args, positional)
     if len(positional) > 1:
-        raise UsageError(
+        raise CodexUsageError(
             f"expected at most one prompt, got {len(positional)} arguments; quote the prompt"
         )
     if positional:
@@ -197,9 +201,9 @@ def _int_flag(name: str, value: str, lo: int = 0) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise UsageError(f"{name} needs a whole number, got {value!r}") from None
+        raise CodexUsageError(f"{name} needs a whole number, got {value!r}") from None
     if number < lo:
-        raise UsageError(f"{name} must be at least {lo}, got {number}")
+        raise CodexUsageError(f"{name} must be at least {lo}, got {number}")
     return number
 
 
@@ -207,7 +211,7 @@ def _number(name: str, value: str) -> float:
     try:
         return float(value)
     except ValueError:
-        raise UsageError(f"{name} needs a number, got {value!r}") from None
+        raise CodexUsageError(f"{name} needs a number, got {value!r}") from None
 
 
 #: the largest replay or config file read (a recording of a long session is a few MiB)
@@ -220,11 +224,11 @@ def check_input_file(path: str, what: str) -> None:
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+        raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"{what} {path!r} is not a regular file")
+        raise CodexUsageError(f"{what} {path!r} is not a regular file")
     if info.st_size > MAX_INPUT_BYTES:
-        raise UsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
+        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
 
 
 def _read_file(path: str, what: str) -> str:
@@ -233,13 +237,13 @@ def _read_file(path: str, what: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read(MAX_INPUT_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+        raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
     if len(data) > MAX_INPUT_BYTES:
-        raise UsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
+        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"{what} {path!r} is not UTF-8 text") from None
+        raise CodexUsageError(f"{what} {path!r} is not UTF-8 text") from None
 
 
 def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
@@ -278,7 +282,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             try:
                 cfg.tools = tool_list(v)
             except ValueError as exc:
-                raise UsageError(f"{name} {exc}") from None
+                raise CodexUsageError(f"{name} {exc}") from None
         elif action == "approvals":
             cfg.approvals = True
         elif action == "no_approvals":
@@ -295,13 +299,13 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             cfg.update({"sandbox": v}, name)
         elif action == "format":
             if v not in FORMATS:
-                raise UsageError(f"{name} must be one of {', '.join(FORMATS)}, got {v!r}")
+                raise CodexUsageError(f"{name} must be one of {', '.join(FORMATS)}, got {v!r}")
             cfg.format = v
         elif action == "no_lifecycle":
             cfg.turn_lifecycle = False
         elif action == "command_prefix":
             if not v:
-                raise UsageError(f"{name} needs a non-empty prefix")
+                raise CodexUsageError(f"{name} needs a non-empty prefix")
             prefixes.append(v)
         elif action == "scenario":
             cfg.scenario = v
@@ -319,7 +323,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
         cfg.session_id = args.resume
     cfg.check("options")
     if cfg.scenario and cfg.replay:
-        raise UsageError("--scenario and --replay cannot be combined; choose one")
+        raise CodexUsageError("--scenario and --replay cannot be combined; choose one")
     return cfg, interactive
 
 
@@ -356,7 +360,7 @@ class Session:
         # exec-json has no turn boundaries without the lifecycle events
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
         self.turns = 0
-        self._scenario: Callable[[Turn, str], tuple[Iterable[Step], bool]] | None = None
+        self._scenario: Callable[[CodexTurn, str], tuple[Iterable[Step], bool]] | None = None
 
     def _write(self, steps: Iterable[Step]) -> None:
         if self._notice is not None:  # first output: say how to reproduce the run
@@ -369,7 +373,7 @@ class Session:
         self.turns += 1
         number = self.turns
         cfg = self.cfg
-        turn = Turn(
+        turn = CodexTurn(
             self.root.fork(number),
             number=number,
             cwd=self.cwd,
@@ -403,7 +407,7 @@ class Session:
         Called after :meth:`turn` raised, which already counted the turn.
         """
         number = self.turns
-        turn = Turn(self.root.fork(number), number=number, cwd=self.cwd)
+        turn = CodexTurn(self.root.fork(number), number=number, cwd=self.cwd)
         session = self.session_event if number == 1 else None
         self.encoder.begin_turn(number)
         steps = [build.note("error", f"fake-codex: {problem}")]
@@ -416,7 +420,7 @@ class Session:
         self.encoder.begin_turn(self.turns)
         self._write(steps)
 
-    def _scenario_steps(self, turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+    def _scenario_steps(self, turn: CodexTurn, prompt: str) -> tuple[Iterable[Step], bool]:
         if self._scenario is None:
             from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
 
@@ -471,7 +475,7 @@ def run(
                     continue
                 try:
                     session.turn(prompt)
-                except UsageError as exc:
+                except CodexUsageError as exc:
                     stderr.write(f"fake-codex: {exc}\n")
                     stderr.flush()
                     session.failed_turn(prompt, str(exc))
@@ -481,10 +485,10 @@ def run(
         else:
             session.turn(args.prompt)
         return 0
-    except UsageError as exc:
+    except CodexUsageError as exc:
         stderr.write(f"fake-codex: {exc}\n")
         stderr.flush()
-        return 1
+        return exc.exit_status
 
 
 def _as_utf8(arg: str) -> str:

@@ -16,7 +16,7 @@ import json
 import re
 
 from scenarist.codex import build
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
 from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
@@ -25,9 +25,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
-    from scenarist.codex.turn import Event, Step, Turn
+    from scenarist.codex.turn import CodexEvent, CodexTurn, Step
 
-    Handler = Callable[[Turn, "Command"], list[Event]]
+    Handler = Callable[[CodexTurn, "Command"], list[CodexEvent]]
 
 DEFAULT_PREFIXES: tuple[str, ...] = ("help", "?", "(")
 
@@ -97,7 +97,7 @@ class Command:
 def parse_prompt(prompt: str, prefixes: Sequence[str] = DEFAULT_PREFIXES) -> list[Command] | None:
     """The commands of a command-mode prompt, or ``None`` for a normal prompt.
 
-    Raises :class:`UsageError` naming the command and what to write instead.
+    Raises :class:`CodexUsageError` naming the command and what to write instead.
     """
     found = split_prefix(prompt, prefixes)
     if found is None:
@@ -122,7 +122,7 @@ def parse_command(text: str, index: int = 1) -> Command:
     args = args.strip()
     name = ALIASES.get(word, word)
     if name not in HANDLERS:
-        raise UsageError(
+        raise CodexUsageError(
             f"command {index} ({head!r}): unknown command; "
             f"known commands: {', '.join(sorted(HANDLERS))} (try 'help')"
         )
@@ -133,7 +133,7 @@ def parse_command(text: str, index: int = 1) -> Command:
     return cmd
 
 
-def command_steps(commands: Sequence[Command], turn: Turn) -> Iterator[Step]:
+def command_steps(commands: Sequence[Command], turn: CodexTurn) -> Iterator[Step]:
     """The steps of a parsed command sequence, in order."""
     for cmd in commands:
         name = cmd.name
@@ -158,8 +158,8 @@ def has_session(commands: Sequence[Command]) -> bool:
 # ---- argument checks (run at parse time) ---------------------------------
 
 
-def _bad(cmd: Command, why: str) -> UsageError:
-    return UsageError(f"command {cmd.index} ({cmd.name}): {why}")
+def _bad(cmd: Command, why: str) -> CodexUsageError:
+    return CodexUsageError(f"command {cmd.index} ({cmd.name}): {why}")
 
 
 def _json_arg(cmd: Command, what: str) -> Any:
@@ -268,7 +268,7 @@ CHECKS: dict[str, Callable[[Command], Any]] = {
 # ---- handlers (run at emit time) -----------------------------------------
 
 
-def _exec(turn: Turn, cmd: Command) -> list[Event]:
+def _exec(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     approvals, declined, exit_code, text = cmd.data
     argv = text.split()
     if argv[0] == "echo":
@@ -286,7 +286,7 @@ def _exec(turn: Turn, cmd: Command) -> list[Event]:
     )
 
 
-def _patch(turn: Turn, cmd: Command) -> list[Event]:
+def _patch(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     approvals, kind, path = cmd.data
     change = build.file_change(
         kind,
@@ -298,58 +298,58 @@ def _patch(turn: Turn, cmd: Command) -> list[Event]:
     )
 
 
-def _mcp(turn: Turn, cmd: Command) -> list[Event]:
+def _mcp(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     server, tool, arguments = cmd.data
     return build.mcp_call(turn, server, tool, arguments)
 
 
-def _web(turn: Turn, cmd: Command) -> list[Event]:
+def _web(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return build.web_search(turn, cmd.args or "fake query")
 
 
-def _reasoning(turn: Turn, cmd: Command) -> list[Event]:
+def _reasoning(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return build.reasoning(turn, cmd.args or "Thinking about the request.")
 
 
-def _message(turn: Turn, cmd: Command) -> list[Event]:
+def _message(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return build.message(turn, cmd.args or "done")
 
 
 def _note(etype: str, default: str) -> Handler:
-    def handler(turn: Turn, cmd: Command) -> list[Event]:
+    def handler(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
         return [build.note(etype, cmd.args or default)]
 
     return handler
 
 
-def _errors(turn: Turn, cmd: Command) -> list[Event]:
+def _errors(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return [
         build.note("warning", "fake warning: something looks off"),
         build.note("stream_error", "fake stream error: reconnecting... 1/5"),
     ]
 
 
-def _plan(turn: Turn, cmd: Command) -> list[Event]:
+def _plan(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     steps = [s.strip() for s in cmd.args.split("|") if s.strip()]
     return [build.plan_update(steps or ["Read the code", "Make the change", "Run the tests"])]
 
 
-def _user(turn: Turn, cmd: Command) -> list[Event]:
+def _user(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return [{"type": "user_message", "message": cmd.args or "hello", "images": None}]
 
 
-def _session(turn: Turn, cmd: Command) -> list[Event]:
+def _session(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     event = dict(turn.session)
     if cmd.args:
         event["session_id"] = cmd.args
     return [event]
 
 
-def _help(turn: Turn, cmd: Command) -> list[Event]:
+def _help(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     return build.message(turn, HELP_TEXT)
 
 
-def _unreachable(turn: Turn, cmd: Command) -> list[Event]:
+def _unreachable(turn: CodexTurn, cmd: Command) -> list[CodexEvent]:
     raise AssertionError(cmd.name)  # emit/notify/sleep are handled in command_steps
 
 

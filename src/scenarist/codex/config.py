@@ -13,7 +13,7 @@ import json
 
 from scenarist.codex.commands import DEFAULT_PREFIXES
 from scenarist.codex.encode import FORMATS
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.simulate import TOOL_KINDS
 from scenarist.codex.turn import MAX_PAUSE_MS
 
@@ -86,18 +86,18 @@ class Config:
         for key, value in values.items():
             setter = _SETTERS.get(key)
             if setter is None:
-                raise UsageError(
+                raise CodexUsageError(
                     f"{source}: unknown key {key!r}; known keys: {', '.join(sorted(_SETTERS))}"
                 )
             try:
                 setter(self, value)
             except (TypeError, ValueError) as exc:
-                raise UsageError(f"{source}: {key} {exc}") from None
+                raise CodexUsageError(f"{source}: {key} {exc}") from None
         self.check(source)
 
     def check(self, source: str) -> None:
         if self.chunk_min > self.chunk_max:
-            raise UsageError(
+            raise CodexUsageError(
                 f"{source}: message_chunk_min ({self.chunk_min}) is larger than "
                 f"message_chunk_max ({self.chunk_max})"
             )
@@ -108,9 +108,9 @@ def parse_json_config(text: str, source: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"{source}: bad JSON ({exc})") from None
+        raise CodexUsageError(f"{source}: bad JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise UsageError(f'{source}: must be a JSON object like {{"seed": 42}}')
+        raise CodexUsageError(f'{source}: must be a JSON object like {{"seed": 42}}')
     return value
 
 

@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from scenarist.codex.turn import Event
+    from scenarist.codex.turn import CodexEvent
 
 FORMATS = ("codex-event", "exec-json")
 
@@ -72,7 +72,7 @@ class CodexEventEncoder:
             '{"jsonrpc":"2.0","method":"codex/event","params":{"id":"' + str(number) + '","msg":'
         )
 
-    def __call__(self, event: Event) -> str:
+    def __call__(self, event: CodexEvent) -> str:
         return self.prefix + dumps(event) + "}}\n"
 
 
@@ -86,7 +86,7 @@ _USAGE_KEYS = (
 )
 
 
-def _usage(event: Event) -> dict[str, int] | None:
+def _usage(event: CodexEvent) -> dict[str, int] | None:
     info = event.get("info")
     if not isinstance(info, dict):
         return None
@@ -108,7 +108,7 @@ class ExecJsonEncoder:
     def __init__(self, thread_id: str = "") -> None:
         self.thread_id = thread_id  # announced at the first turn if no session came before
         self._next_item = 0
-        self._open: dict[str, tuple[str, Event]] = {}
+        self._open: dict[str, tuple[str, CodexEvent]] = {}
         self._todo: tuple[str, list[dict[str, Any]]] | None = None
         self._usage: dict[str, int] | None = None
         self._failure: str | None = None
@@ -125,7 +125,7 @@ class ExecJsonEncoder:
     def _line(self, kind: str, item_id: str, item: dict[str, Any]) -> str:
         return dumps({"type": kind, "item": {"id": item_id, **item}}) + "\n"
 
-    def _start(self, call_id: str, begin: Event, item: dict[str, Any]) -> str:
+    def _start(self, call_id: str, begin: CodexEvent, item: dict[str, Any]) -> str:
         item_id = self._item_id()
         self._open[call_id] = (item_id, begin)
         return self._line("item.started", item_id, item)
@@ -135,7 +135,7 @@ class ExecJsonEncoder:
         item_id = opened[0] if opened else self._item_id()
         return self._line("item.completed", item_id, item)
 
-    def __call__(self, event: Event) -> str:
+    def __call__(self, event: CodexEvent) -> str:
         handler = _EXEC_HANDLERS.get(event.get("type", ""))
         return handler(self, event) if handler is not None else ""
 
@@ -145,13 +145,13 @@ class ExecJsonEncoder:
         self._thread_started = True
         return dumps({"type": "thread.started", "thread_id": thread_id}) + "\n"
 
-    def _session(self, e: Event) -> str:
+    def _session(self, e: CodexEvent) -> str:
         # One thread per run, announced before its first turn, as Codex does.
         if self._thread_started:
             return ""
         return self._thread_line(str(e.get("session_id", "")))
 
-    def _task_started(self, e: Event) -> str:
+    def _task_started(self, e: CodexEvent) -> str:
         self._failure = None
         self._usage = None
         # A `session` command in the middle of a command sequence comes after task_started in
@@ -159,7 +159,7 @@ class ExecJsonEncoder:
         head = "" if self._thread_started else self._thread_line(self.thread_id)
         return head + _TURN_STARTED
 
-    def _task_complete(self, e: Event) -> str:
+    def _task_complete(self, e: CodexEvent) -> str:
         out = ""
         if self._todo is not None:
             item_id, items = self._todo
@@ -170,21 +170,21 @@ class ExecJsonEncoder:
         usage = self._usage or dict.fromkeys(_USAGE_KEYS, 0)
         return out + dumps({"type": "turn.completed", "usage": usage}) + "\n"
 
-    def _token_count(self, e: Event) -> str:
+    def _token_count(self, e: CodexEvent) -> str:
         self._usage = _usage(e) or self._usage
         return ""
 
-    def _agent_message(self, e: Event) -> str:
+    def _agent_message(self, e: CodexEvent) -> str:
         item = {"type": "agent_message", "text": str(e.get("message", ""))}
         return self._line("item.completed", self._item_id(), item)
 
-    def _reasoning(self, e: Event) -> str:
+    def _reasoning(self, e: CodexEvent) -> str:
         text = str(e.get("text", ""))
         if not text.strip():
             return ""
         return self._line("item.completed", self._item_id(), {"type": "reasoning", "text": text})
 
-    def _exec_begin(self, e: Event) -> str:
+    def _exec_begin(self, e: CodexEvent) -> str:
         item = {
             "type": "command_execution",
             "command": _command_text(e.get("command")),
@@ -194,7 +194,7 @@ class ExecJsonEncoder:
         }
         return self._start(str(e.get("call_id")), e, item)
 
-    def _exec_end(self, e: Event) -> str:
+    def _exec_end(self, e: CodexEvent) -> str:
         status = e.get("status")
         if status not in ("completed", "failed", "declined"):
             status = "completed" if e.get("exit_code") == 0 else "failed"
@@ -207,11 +207,11 @@ class ExecJsonEncoder:
         }
         return self._finish(str(e.get("call_id")), item)
 
-    def _patch_begin(self, e: Event) -> str:
+    def _patch_begin(self, e: CodexEvent) -> str:
         item = {"type": "file_change", "changes": _changes(e), "status": "in_progress"}
         return self._start(str(e.get("call_id")), e, item)
 
-    def _patch_end(self, e: Event) -> str:
+    def _patch_end(self, e: CodexEvent) -> str:
         opened = self._open.get(str(e.get("call_id")))
         item = {
             "type": "file_change",
@@ -220,7 +220,7 @@ class ExecJsonEncoder:
         }
         return self._finish(str(e.get("call_id")), item)
 
-    def _mcp_begin(self, e: Event) -> str:
+    def _mcp_begin(self, e: CodexEvent) -> str:
         inv = e.get("invocation") or {}
         item = {
             "type": "mcp_tool_call",
@@ -233,7 +233,7 @@ class ExecJsonEncoder:
         }
         return self._start(str(e.get("call_id")), e, item)
 
-    def _mcp_end(self, e: Event) -> str:
+    def _mcp_end(self, e: CodexEvent) -> str:
         inv = e.get("invocation") or {}
         outcome = e.get("result") or {}
         result = error = None
@@ -258,12 +258,12 @@ class ExecJsonEncoder:
         }
         return self._finish(str(e.get("call_id")), item)
 
-    def _web_begin(self, e: Event) -> str:
+    def _web_begin(self, e: CodexEvent) -> str:
         call_id = str(e.get("call_id"))
         item = {"type": "web_search", "query": "", "action": {"type": "other"}}
         return self._start(call_id, e, item)
 
-    def _web_end(self, e: Event) -> str:
+    def _web_end(self, e: CodexEvent) -> str:
         call_id = str(e.get("call_id"))
         item = {
             "type": "web_search",
@@ -272,7 +272,7 @@ class ExecJsonEncoder:
         }
         return self._finish(call_id, item)
 
-    def _plan(self, e: Event) -> str:
+    def _plan(self, e: CodexEvent) -> str:
         items = [
             {"text": str(step.get("step", "")), "completed": step.get("status") == "completed"}
             for step in e.get("plan") or []
@@ -284,11 +284,11 @@ class ExecJsonEncoder:
         self._todo = (self._todo[0], items)
         return self._line("item.updated", self._todo[0], {"type": "todo_list", "items": items})
 
-    def _error(self, e: Event) -> str:
+    def _error(self, e: CodexEvent) -> str:
         self._failure = str(e.get("message", ""))
         return dumps({"type": "error", "message": self._failure}) + "\n"
 
-    def _error_item(self, e: Event) -> str:
+    def _error_item(self, e: CodexEvent) -> str:
         item = {"type": "error", "message": str(e.get("message", ""))}
         return self._line("item.completed", self._item_id(), item)
 
@@ -322,7 +322,7 @@ def _command_text(command: Any) -> str:
     return str(command or "")
 
 
-def _changes(event: Event) -> list[dict[str, str]]:
+def _changes(event: CodexEvent) -> list[dict[str, str]]:
     changes = event.get("changes") or {}
     return [{"path": path, "kind": _change_kind(change)} for path, change in changes.items()]
 

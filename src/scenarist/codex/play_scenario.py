@@ -20,7 +20,7 @@ import json
 from bisect import bisect_right
 
 from scenarist.codex import build
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.turn import Sleep
 from scenarist.scenario import (
     AgentEdits,
@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
-    from scenarist.codex.turn import Event, Step, Turn
+    from scenarist.codex.turn import CodexEvent, CodexTurn, Step
     from scenarist.scenario import Beat
 
-    Player = Callable[[Turn, str], tuple[Iterable[Step], bool]]
+    Player = Callable[[CodexTurn, str], tuple[Iterable[Step], bool]]
 
 _FAILED = ("error", "failed")
 
@@ -63,15 +63,15 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
         issues = [i for i in exc.issues if i.severity == "error"] or list(exc.issues)
         first = "; ".join(line.strip() for line in str(issues[0]).splitlines()) if issues else exc
         more = f" (and {len(issues) - 1} more errors)" if len(issues) > 1 else ""
-        raise UsageError(f"--scenario: {first}{more}") from None
+        raise CodexUsageError(f"--scenario: {first}{more}") from None
     except OSError as exc:
-        raise UsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
+        raise CodexUsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
     beats = list(compile_timeline(scenario).beats)
     live = [b for b in beats if b.live] or beats
     turns = [live] if whole else split_turns(live)
     remaining = iter(turns)
 
-    def play(turn: Turn, prompt: str) -> tuple[Iterable[Step], bool]:
+    def play(turn: CodexTurn, prompt: str) -> tuple[Iterable[Step], bool]:
         segment = next(remaining, None)
         if segment is None:
             return build.message(turn, "(the scenario has no more turns)"), False
@@ -108,7 +108,7 @@ class _Call:
         self.exit_code: int | None = None
 
 
-def scenario_steps(beats: Sequence[Beat], turn: Turn, *, time_scale: float = 1.0) -> Iterator[Step]:
+def scenario_steps(beats: Sequence[Beat], turn: CodexTurn, *, time_scale: float = 1.0) -> Iterator[Step]:
     """The steps for ``beats`` (pure apart from the turn's seeded ids and chunking)."""
     calls: dict[str, _Call] = {}
     previous = beats[0].at_ms if beats else 0
@@ -120,7 +120,7 @@ def scenario_steps(beats: Sequence[Beat], turn: Turn, *, time_scale: float = 1.0
         yield from _beat_events(beat, turn, calls)
 
 
-def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]:
+def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[CodexEvent]:
     kind, event, step = beat.kind, beat.event, beat.step
     if isinstance(step, TextStep):
         return (build.reasoning if kind == "think" else build.message)(turn, step.text)
@@ -141,8 +141,8 @@ def _beat_events(beat: Beat, turn: Turn, calls: dict[str, _Call]) -> list[Event]
 
 
 def _run_cmd(
-    beat: Beat, event: AgentToolUse, tool: RunCmd, turn: Turn, calls: dict[str, _Call]
-) -> list[Event]:
+    beat: Beat, event: AgentToolUse, tool: RunCmd, turn: CodexTurn, calls: dict[str, _Call]
+) -> list[CodexEvent]:
     call_id = event.tool_call_id
     if beat.kind == "agentToolUse":
         calls[call_id] = _Call(build.shell_argv(tool.cmd))
@@ -162,7 +162,7 @@ def _run_cmd(
     if beat.kind != "toolResult":
         return []
     # without a toolExecution, the result is the command's output
-    out: list[Event] = []
+    out: list[CodexEvent] = []
     if event.tool_execution is None and event.result is not None:
         call.stdout = _text(event.result)
         if call.stdout and not call.stdout.endswith("\n"):
@@ -180,7 +180,7 @@ def _run_cmd(
     return out
 
 
-def _other_tool(turn: Turn, event: AgentToolUse) -> list[Event]:
+def _other_tool(turn: CodexTurn, event: AgentToolUse) -> list[CodexEvent]:
     success = event.status not in _FAILED
     match event.tool:
         case WebSearch(query=query):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from scenarist.codex.errors import UsageError
+from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
 from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
@@ -32,7 +32,7 @@ def parse_replay(text: str, source: str) -> list[Step]:
         try:
             value = json.loads(line)
         except ValueError as exc:
-            raise UsageError(f"{source}:{lineno}: bad JSON ({exc})") from None
+            raise CodexUsageError(f"{source}:{lineno}: bad JSON ({exc})") from None
         steps.append(_step(value, f"{source}:{lineno}"))
     return steps
 
@@ -43,7 +43,7 @@ def _step(value: Any, where: str) -> Step:
     if value.get("type") == "sleep" and "ms" in value:
         ms = value["ms"]
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= MAX_PAUSE_MS:
-            raise UsageError(f'{where}: "ms" of a sleep must be a whole number from 0 to '
+            raise CodexUsageError(f'{where}: "ms" of a sleep must be a whole number from 0 to '
                              f"{MAX_PAUSE_MS} (one day), got {ms!r}")
         return Sleep(ms)
     msg: Any = None
@@ -60,5 +60,5 @@ def _step(value: Any, where: str) -> Step:
         return Raw(value)
     problem = check_event(msg)
     if problem is not None:
-        raise UsageError(f"{where}: {problem}")
+        raise CodexUsageError(f"{where}: {problem}")
     return msg

@@ -59,7 +59,7 @@ class Rng:
         return Rng(Rng(z).next_u64())
 
 
-def chunk_text(text: str, rng: Rng, lo: int, hi: int) -> list[str]:
+def seeded_chunks(text: str, rng: Rng, lo: int, hi: int) -> list[str]:
     """Split ``text`` into pieces of ``lo``..``hi`` characters (never an empty piece)."""
     if len(text) <= lo:
         return [text] if text else []

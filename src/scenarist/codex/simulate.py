@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from scenarist.codex.turn import Event, Turn
+    from scenarist.codex.turn import CodexEvent, CodexTurn
 
 TOOL_KINDS: tuple[str, ...] = ("exec", "apply_patch", "mcp", "web_search")
 
@@ -53,16 +53,16 @@ _ANSWERS = (
 
 
 def random_turn(
-    turn: Turn,
+    turn: CodexTurn,
     prompt: str,
     *,
     tools: Collection[str] = TOOL_KINDS,
     reasoning: bool = True,
     errors: bool = False,
-) -> list[Event]:
+) -> list[CodexEvent]:
     """The events of one simulated turn answering ``prompt`` (no lifecycle, no session)."""
     rng = turn.rng
-    out: list[Event] = []
+    out: list[CodexEvent] = []
     if reasoning:
         out += build.reasoning(turn, rng.choice(_THOUGHTS))
     if "exec" in tools:

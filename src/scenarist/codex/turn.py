@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
 
-    Event = dict[str, Any]
+    CodexEvent = dict[str, Any]
 
 
 class Raw:
@@ -56,13 +56,13 @@ class Sleep:
 
 
 if TYPE_CHECKING:
-    Step = Event | Raw | Sleep
+    Step = CodexEvent | Raw | Sleep
 
 
 NIL_SESSION_ID = "00000000-0000-4000-a000-000000000000"
 
 
-class Turn:
+class CodexTurn:
     """Everything an event builder needs to know about the turn it builds for."""
 
     __slots__ = (
@@ -85,7 +85,7 @@ class Turn:
         chunk_min: int = 4,
         chunk_max: int = 14,
         approvals: bool = False,
-        session: Event | None = None,
+        session: CodexEvent | None = None,
     ) -> None:
         self.rng = rng
         self.number = number
@@ -95,7 +95,7 @@ class Turn:
         self.chunk_max = chunk_max
         self.approvals = approvals
         #: the run's ``session_configured`` event (what the ``session`` command re-emits)
-        self.session: Event = session or session_configured(NIL_SESSION_ID, cwd=cwd)
+        self.session: CodexEvent = session or session_configured(NIL_SESSION_ID, cwd=cwd)
 
 
 _TEXT_DELTAS = frozenset(("agent_message_delta", "agent_reasoning_delta"))
@@ -103,10 +103,10 @@ _TEXT_DELTAS = frozenset(("agent_message_delta", "agent_reasoning_delta"))
 
 def frame_turn(
     steps: Iterable[Step],
-    turn: Turn,
+    turn: CodexTurn,
     *,
     prompt: str,
-    session: Event | None,
+    session: CodexEvent | None,
     lifecycle: bool,
 ) -> Iterator[Step]:
     """Wrap a turn's steps in the session and lifecycle events a Codex host expects.
@@ -124,7 +124,7 @@ def frame_turn(
     it = iter(steps)
     started = False
     for step in it:  # leading session_configured events come before task_started
-        if type(step) is not dict or step.get("type") != "session_configured":
+        if not isinstance(step, dict) or step.get("type") != "session_configured":
             yield task_started(turn)
             started = True
             yield from _counting(step, it, turn, prompt)
@@ -135,7 +135,7 @@ def frame_turn(
     yield from _counting(None, it, turn, prompt)
 
 
-def _counting(first: Step | None, rest: Iterator[Step], turn: Turn, prompt: str) -> Iterator[Step]:
+def _counting(first: Step | None, rest: Iterator[Step], turn: CodexTurn, prompt: str) -> Iterator[Step]:
     """Pass the steps through, then close the turn with token figures for the text streamed."""
     out_chars = 0
     last_message: str | None = None
@@ -143,7 +143,7 @@ def _counting(first: Step | None, rest: Iterator[Step], turn: Turn, prompt: str)
     if first is not None:
         rest = _chain(first, rest)
     for step in rest:
-        if type(step) is dict:
+        if isinstance(step, dict):
             etype = step.get("type")
             if etype in deltas:
                 out_chars += len(step.get("delta", ""))
@@ -162,11 +162,11 @@ def _chain(first: Step, rest: Iterator[Step]) -> Iterator[Step]:
 CONTEXT_WINDOW = 272_000
 
 
-def task_started(turn: Turn) -> Event:
+def task_started(turn: CodexTurn) -> CodexEvent:
     return {"type": "task_started", "turn_id": turn.turn_id, "model_context_window": CONTEXT_WINDOW}
 
 
-def token_count(prompt_chars: int, output_chars: int) -> Event:
+def token_count(prompt_chars: int, output_chars: int) -> CodexEvent:
     """A ``token_count`` with a stable estimate (about four characters per token)."""
     inp = 1200 + prompt_chars // 4
     out = 1 + output_chars // 4

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from scenarist.errors import ScenaristError
 from scenarist.fake.script import FinishReason, ToolKind
 
 NO_SCRIPTED_RESPONSE = "no_scripted_response"
@@ -16,7 +17,7 @@ _STATUS = {NO_SCRIPTED_RESPONSE: 500, TRANSIENT: 503, "rate_limited": 429, "rate
            "authentication": 401, "not_found": 404, "context_length_exceeded": 400}
 
 
-class FakeModelError(Exception):
+class FakeModelError(ScenaristError):
     """A scripted (or exhausted-script) failure: ``reason`` plus the script's ``details``.
 
     ``status`` is the HTTP status the SDK clients see (from ``details["status"]``, else a
@@ -115,7 +116,7 @@ class ErrorEvent:
     error: FakeModelError
 
 
-Event = (MessageStarted | TextDelta | TextCompleted | ToolCallStarted | ToolCallDelta
+FakeEvent = (MessageStarted | TextDelta | TextCompleted | ToolCallStarted | ToolCallDelta
          | ToolCallCompleted | MessageCompleted | RawChunkEvent | ErrorEvent)
 
 EVENT_TYPES = ("message_started", "text_delta", "text_completed", "tool_call_started",

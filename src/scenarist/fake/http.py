@@ -26,9 +26,9 @@ from scenarist.play.clock import Clock, RealClock
 from scenarist.play.pacing import Schedule, pace, pace_sync
 from scenarist.wire import (
     SSE_HEADERS,
-    Api,
-    Event,
     Frame,
+    WireApi,
+    WireEvent,
     encode_body,
     encode_stream,
     error_body,
@@ -37,7 +37,7 @@ from scenarist.wire import (
     wants_stream,
 )
 
-Source = Callable[[Api, dict[str, Any]], Iterable[Event]]
+EventSource = Callable[[WireApi, dict[str, Any]], Iterable[WireEvent]]
 """Gives the neutral events that answer one request (called once per request)."""
 
 JSON_HEADERS = {"content-type": "application/json"}
@@ -61,7 +61,7 @@ class Reply:
             closer()
 
 
-def api_for(path: str) -> Api | None:
+def api_for(path: str) -> WireApi | None:
     path = path.rstrip("/")
     if path.endswith("/chat/completions"):
         return "openai_chat"
@@ -76,11 +76,11 @@ def _json_reply(status: int, body: dict[str, Any]) -> Reply:
     return Reply(status, dict(JSON_HEADERS), json.dumps(body).encode())
 
 
-def handle(method: str, path: str, raw: bytes, source: Source, *, created: int) -> Reply:
+def handle(method: str, path: str, raw: bytes, source: EventSource, *, created: int) -> Reply:
     """Answer one request (pure apart from calling ``source``)."""
     api = api_for(path)
     if api is None or method != "POST":
-        guess: Api = "anthropic" if "/messages" in path else "openai_chat"
+        guess: WireApi = "anthropic" if "/messages" in path else "openai_chat"
         return _json_reply(404, error_body(
             guess, 404, f"no route for {method} {path}: the fake model answers POST "
             "/v1/chat/completions, /v1/responses and /v1/messages"))
@@ -184,7 +184,7 @@ def _body_classes(mod: ModuleType) -> tuple[type[Any], type[Any]]:
     return SyncBody, AsyncBody
 
 
-def transport(source: Source, *, asynchronous: bool = False, clock: Clock = REAL_CLOCK,
+def transport(source: EventSource, *, asynchronous: bool = False, clock: Clock = REAL_CLOCK,
               created: int = CREATED, module: ModuleType = httpx) -> Any:
     """An httpx transport that answers model-API requests from ``source``, with no socket.
 
@@ -214,7 +214,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def asgi_app(source: Source, *, clock: Clock = REAL_CLOCK, created: int = CREATED) -> ASGIApp:
+def asgi_app(source: EventSource, *, clock: Clock = REAL_CLOCK, created: int = CREATED) -> ASGIApp:
     """The same answers as a raw ASGI 3 app (for frameworks and servers that want a URL)."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,6 +1,6 @@
 """One call's script entries → the ordered steps of its answer (pure, lazy).
 
-A step is an :class:`~scenarist.fake.events.Event`, a :class:`Wait` (a scripted delay: the
+A step is an :class:`~scenarist.fake.events.FakeEvent`, a :class:`Wait` (a scripted delay: the
 steps after it are due that much later, see :func:`timed_steps`; delays are *front-loaded*), or a
 :class:`Raise` (``stream_error``). Ordering rules (the spec's):
 
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from scenarist.fake.events import ErrorEvent as ErrorEv
 from scenarist.fake.events import (
-    Event,
+    FakeEvent,
     FakeModelError,
     MessageCompleted,
     MessageStarted,
@@ -59,7 +59,7 @@ class Raise:
     error: FakeModelError
 
 
-Step = Event | Wait | Raise
+Step = FakeEvent | Wait | Raise
 T = TypeVar("T")
 
 

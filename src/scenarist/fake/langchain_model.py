@@ -22,7 +22,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from scenarist.fake.events import (
     ErrorEvent,
-    Event,
+    FakeEvent,
     MessageCompleted,
     TextDelta,
     ToolCallDelta,
@@ -107,7 +107,7 @@ def _result(r: Response) -> ChatResult:
     return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def _chunk(event: Event, indexes: dict[str, int]) -> ChatGenerationChunk | None:
+def _chunk(event: FakeEvent, indexes: dict[str, int]) -> ChatGenerationChunk | None:
     if isinstance(event, TextDelta):
         return ChatGenerationChunk(message=AIMessageChunk(content=event.delta))
     if isinstance(event, ToolCallStarted):

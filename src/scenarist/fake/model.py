@@ -16,7 +16,7 @@ from scenarist import wire
 from scenarist.fake.events import (
     TRANSIENT,
     ErrorEvent,
-    Event,
+    FakeEvent,
     FakeModelError,
     MessageCompleted,
     MessageStarted,
@@ -155,7 +155,7 @@ class FakeModel:
     def _steps(self, entries: list[Entry]) -> Iterator[Step]:
         return steps(entries, request_id=self.request_id, model=self.model)
 
-    def _timed(self, entries: list[Entry]) -> Iterator[tuple[float, Event | Raise]]:
+    def _timed(self, entries: list[Entry]) -> Iterator[tuple[float, FakeEvent | Raise]]:
         return timed_steps(self._steps(entries))
 
     # --- entry points ---------------------------------------------------------------------
@@ -171,12 +171,12 @@ class FakeModel:
         paced = pace(self._timed(entries), Schedule(self.clock), at=_at)
         return self._fold(iter([timed async for timed in paced]))
 
-    def stream(self, request: Any = None, **kw: Any) -> Stream[Event]:
+    def stream(self, request: Any = None, **kw: Any) -> Stream[FakeEvent]:
         """A lazy iterator of events. Preflight/transient failures raise here; an exhausted
         script gives a stream whose one event is the ``no_scripted_response`` error."""
         return Stream(self._stream_steps(request, kw), self.clock, self.on_close)
 
-    def astream(self, request: Any = None, **kw: Any) -> AsyncStream[Event]:
+    def astream(self, request: Any = None, **kw: Any) -> AsyncStream[FakeEvent]:
         """:meth:`stream` as an async iterator."""
         return AsyncStream(self._stream_steps(request, kw), self.clock, self.on_close)
 
@@ -189,7 +189,7 @@ class FakeModel:
             return iter((ErrorEvent(exc),))
         return self._steps(entries)
 
-    def _fold(self, timed: Iterator[tuple[float, Event | Raise]]) -> Response:
+    def _fold(self, timed: Iterator[tuple[float, FakeEvent | Raise]]) -> Response:
         text: list[str] = []
         calls: list[ToolCallResult] = []
         finish: MessageCompleted | None = None
@@ -209,7 +209,7 @@ class FakeModel:
 
     # --- served over HTTP, in-process -----------------------------------------------------
 
-    def serve(self, api: wire.Api, body: dict[str, Any]) -> Stream[wire.Event]:
+    def serve(self, api: wire.WireApi, body: dict[str, Any]) -> Stream[wire.WireEvent]:
         """The neutral wire events answering one HTTP request (the transports' source)."""
         entry_point: EntryPoint = "stream" if wire.wants_stream(body) else "generate"
         model = wire.requested_model(body, self.model)
@@ -319,7 +319,7 @@ def _at(timed: tuple[float, Any]) -> float:
 
 
 def _to_wire(it: Iterator[Step], message_id: str, model: str, input_tokens: int
-             ) -> Iterator[wire.Event]:
+             ) -> Iterator[wire.WireEvent]:
     """A call's steps as neutral wire events; delays become ``at_ms`` for the transport."""
     for at, step in timed_steps(it):
         ms = int(at)

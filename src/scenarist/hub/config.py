@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from scenarist.errors import UsageError
+
 DEFAULT_TIMEOUT_S = 300.0
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _AGENT_KEYS = ("argv", "cwd", "env", "timeout_s", "kill_on_timeout", "done_marker")
@@ -35,7 +37,7 @@ FAKE_CODEX_DONE = r'"type":\s*"(task_complete|turn\.completed|turn\.failed)"'
 _TOP_KEYS = ("include_defaults", "agents")
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError, ValueError):
     """A configuration problem, phrased as what is wrong, where, and how to fix it."""
 
 

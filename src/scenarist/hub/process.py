@@ -21,10 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
+from scenarist.errors import ScenaristError
 from scenarist.hub.config import AgentSpec
-from scenarist.hub.protocol import Stream
+from scenarist.hub.protocol import OutputStream
 
-OutputCallback = Callable[[Stream, str], None]
+OutputCallback = Callable[[OutputStream, str], None]
 ExitCallback = Callable[[int | None, str | None], None]
 
 _PROC = Path("/proc")
@@ -36,7 +37,7 @@ READ_BYTES = 96 * 1024
 _PIPE_CLOSE_WAIT_S = 2.0  # after the group is gone, how long an escaped process may hold a pipe
 
 
-class StdinError(RuntimeError):
+class StdinError(ScenaristError, RuntimeError):
     """The agent cannot take more input (it closed stdin, exited, or is not reading)."""
 
 

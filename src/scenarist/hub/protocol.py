@@ -16,12 +16,14 @@ from typing import Literal
 
 import orjson
 
+from scenarist.errors import WireError
+
 State = Literal["idle", "starting", "running", "exited", "error"]
-Stream = Literal["stdout", "stderr"]
+OutputStream = Literal["stdout", "stderr"]
 CLIENT_TYPES = ("command", "kill", "subscribe")
 
 
-class ProtocolError(ValueError):
+class ProtocolError(WireError, ValueError):
     """A client frame the hub refuses; the text is sent back in an ``error`` frame."""
 
 
@@ -87,7 +89,7 @@ def hello(agents: list[str]) -> bytes:
     return _dump({"type": "hello", "agents": agents})
 
 
-def output(stream: Stream, agent: str, data: str) -> bytes:
+def output(stream: OutputStream, agent: str, data: str) -> bytes:
     return _dump({"type": stream, "agent": agent, "data": data})
 
 

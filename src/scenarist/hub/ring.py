@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from scenarist.hub.protocol import Stream
+from scenarist.hub.protocol import OutputStream
 
 
 def utf8_len(text: str) -> int:
@@ -27,9 +27,9 @@ class OutputRing:
         self.capacity = capacity
         self._held = 0  # bytes in _chunks, at most one chunk beyond capacity
         self._evicted = 0  # bytes of whole chunks dropped since creation
-        self._chunks: deque[tuple[Stream, str, int]] = deque()
+        self._chunks: deque[tuple[OutputStream, str, int]] = deque()
 
-    def append(self, stream: Stream, text: str) -> None:
+    def append(self, stream: OutputStream, text: str) -> None:
         n = utf8_len(text)
         if n == 0:
             return
@@ -67,12 +67,12 @@ class OutputRing:
         cut = self._head_cut()
         return self._evicted if cut is None else self._evicted + self._chunks[0][2] - cut[1]
 
-    def snapshot(self, frame_bytes: int = 64 * 1024) -> list[tuple[Stream, str]]:
+    def snapshot(self, frame_bytes: int = 64 * 1024) -> list[tuple[OutputStream, str]]:
         """The kept output, consecutive same-stream chunks joined up to ``frame_bytes`` each,
         so a replay is a few large frames rather than one per line."""
-        out: list[tuple[Stream, str]] = []
+        out: list[tuple[OutputStream, str]] = []
         parts: list[str] = []
-        current: Stream | None = None
+        current: OutputStream | None = None
         size = 0
         cut = self._head_cut()
         for i, (stream, text, n) in enumerate(self._chunks):

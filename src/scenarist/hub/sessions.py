@@ -25,7 +25,7 @@ from scenarist.hub import protocol
 from scenarist.hub.config import AgentSpec, HubConfig
 from scenarist.hub.outbox import Outbox
 from scenarist.hub.process import AgentProcess, StdinError
-from scenarist.hub.protocol import ClientMessage, Command, Kill, State, Stream, Subscribe
+from scenarist.hub.protocol import ClientMessage, Command, Kill, OutputStream, State, Subscribe
 from scenarist.hub.ring import OutputRing, utf8_len
 
 EXIT_NOT_FOUND = 127  # shell convention: command not found
@@ -93,7 +93,7 @@ class AgentSession:
         self.state = state
         self._broadcast(protocol.status(self.name, state))
 
-    def _on_output(self, stream: Stream, text: str) -> None:
+    def _on_output(self, stream: OutputStream, text: str) -> None:
         self.ring.append(stream, text)
         finished = self.commands.finished_by(text) if stream == "stdout" else []
         self._fan_out(stream, text)
@@ -106,7 +106,7 @@ class AgentSession:
             else:
                 self._cancel_timer()
 
-    def _fan_out(self, stream: Stream, text: str) -> None:
+    def _fan_out(self, stream: OutputStream, text: str) -> None:
         if not self.subscribers:
             return
         frame = protocol.output(stream, self.name, text)

@@ -32,6 +32,7 @@ from typing import Any, Literal, NamedTuple
 
 import orjson
 
+from scenarist.errors import WireError
 from scenarist.llm.checks import Result, failures, run_check
 from scenarist.llm.conversation import (
     Api,
@@ -45,10 +46,9 @@ from scenarist.llm.position import Position, PositionError, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
-from scenarist.llm.selection import Choice, SelectionError, Selector
+from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import Api as WireApi
-from scenarist.wire import encode_body, encode_stream
+from scenarist.wire import WireApi, encode_body, encode_stream
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
@@ -140,7 +140,7 @@ class Rendering(NamedTuple):
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created)
 
 
-class _Rejected(Exception):
+class _Rejected(WireError):
     """A step refused the request (internal to :class:`Answerer`: it becomes a Rejection)."""
 
     def __init__(self, status: int, message: str, *, type: str | None = None,
@@ -266,7 +266,7 @@ class Answerer:
                 prompt=request.headers.get("x-scenario-prompt"),
                 conversation_prompt=conv.first_prompt,
             )
-        except SelectionError as exc:
+        except RequestSelectionError as exc:
             raise _Rejected(exc.status, exc.message) from None
         notes.update(scenario=choice.script.name, selected_by=choice.by,
                      distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])

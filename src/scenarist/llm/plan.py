@@ -33,7 +33,7 @@ from scenarist.llm.script import (
     Script,
     ScriptedError,
     Segment,
-    Timed,
+    TimedText,
     ToolAction,
 )
 from scenarist.scenario.model import (
@@ -52,8 +52,8 @@ from scenarist.scenario.timeline import Beat, Timeline, compile_timeline
 
 @dataclass
 class _Turn:
-    thinking: list[Timed] = field(default_factory=list)
-    text: list[Timed] = field(default_factory=list)
+    thinking: list[TimedText] = field(default_factory=list)
+    text: list[TimedText] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
     error: ScriptedError | None = None
     checks: list[Check] = field(default_factory=list)
@@ -97,7 +97,7 @@ def _response(event: LlmResponse, beats: tuple[Beat, ...], checks: list[Check]) 
             )
         elif isinstance(step, TextStep) and step.text:
             target = turn.thinking if step.kind == "think" else turn.text
-            target.append(Timed(beat.at_ms - start, step.text))
+            target.append(TimedText(beat.at_ms - start, step.text))
     turn.duration_ms = beats[-1].at_ms - start
     return turn
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from scenarist.errors import WireError
 from scenarist.llm.conversation import Conversation
 from scenarist.llm.script import ModelTurn, Script
 from scenarist.llm.selection import is_match
@@ -38,7 +39,7 @@ class Position:
     step: int  # index of the turn within its segment
 
 
-class PositionError(LookupError):
+class PositionError(WireError, LookupError):
     """The request does not fit the scenario: it is past the end, or strays from it."""
 
     def __init__(self, message: str, *, expected: str | None = None) -> None:

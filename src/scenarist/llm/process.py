@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scenarist.errors import ScenaristError
+
 __all__ = [
     "STARTUP_TIMEOUT_S",
     "RunningServer",
@@ -44,7 +46,7 @@ _READY = "listening on "
 PathArg = str | os.PathLike[str]
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(ScenaristError, RuntimeError):
     """The server did not say where it listens; ``stderr`` is what it wrote."""
 
     def __init__(self, message: str, *, stderr: str = "", returncode: int | None = None) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import Profile
 from scenarist.llm.script import Action, EditAction
 from scenarist.scenario.tools import (
@@ -151,7 +152,7 @@ def plan_edit(action: EditAction, ctx: Context) -> Edit:
     return Edit(path, before, after)
 
 
-class EditError(ValueError):
+class EditError(ScenaristError, ValueError):
     """An ``agentEdits`` that cannot be applied to the file as it is."""
 
 

@@ -23,7 +23,6 @@ from scenarist.llm.conversation import Api
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script
 from scenarist.wire import (
-    Event,
     Finish,
     MessageStart,
     ReasoningDelta,
@@ -33,6 +32,7 @@ from scenarist.wire import (
     ToolCallEnd,
     ToolCallStart,
     Usage,
+    WireEvent,
     chunk_text,
 )
 
@@ -43,7 +43,7 @@ CHUNK_CHARS = 16
 class Rendered:
     """A turn ready to encode: its events and the calls it makes (for strict checks, journal)."""
 
-    events: tuple[Event, ...]
+    events: tuple[WireEvent, ...]
     calls: tuple[Call, ...]
 
 
@@ -85,7 +85,7 @@ def render_turn(
     calls = tuple(render_action(a, ctx) for a in turn.actions)
 
     rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
-    events: list[Event] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
+    events: list[WireEvent] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
     out_chars = 0
     reasoning_chars = 0
     if turn.thinking and show_thinking(api, script, bool(calls)):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from scenarist.errors import WireError
+
 __all__ = ["RequestError"]
 
 
-class RequestError(ValueError):
+class RequestError(WireError, ValueError):
     """A request the real API would refuse: HTTP ``status``, a message, the offending field."""
 
     def __init__(self, message: str, *, param: str | None = None, status: int = 400) -> None:

@@ -17,7 +17,7 @@ from scenarist.scenario.tools import Tool, tool_args, tool_from_args
 
 
 @dataclass(frozen=True, slots=True)
-class Timed:
+class TimedText:
     """A piece of thinking or answer text, due ``at_ms`` after the turn starts (unscaled)."""
 
     at_ms: int
@@ -82,8 +82,8 @@ class ModelTurn:
     """What one API response carries."""
 
     index: int  # position in the whole scenario (0-based)
-    thinking: tuple[Timed, ...] = ()
-    text: tuple[Timed, ...] = ()
+    thinking: tuple[TimedText, ...] = ()
+    text: tuple[TimedText, ...] = ()
     actions: tuple[Action, ...] = ()
     error: ScriptedError | None = None
     checks: tuple[Check, ...] = ()  # asserts that sit before this turn

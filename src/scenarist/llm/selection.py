@@ -19,9 +19,9 @@ from typing import Literal
 
 from rapidfuzz.distance import Levenshtein
 
+from scenarist.errors import WireError
 from scenarist.llm.script import Script
-from scenarist.scenario.select import ScenarioIndex
-from scenarist.scenario.select import SelectionError as IndexSelectionError
+from scenarist.scenario.select import ScenarioIndex, SelectionError
 
 MIN_SIMILARITY = 0.5
 
@@ -34,7 +34,7 @@ class Choice:
     runners_up: tuple[tuple[str, int], ...] = ()
 
 
-class SelectionError(LookupError):
+class RequestSelectionError(WireError, LookupError):
     """No scenario answers this request; ``status`` is the HTTP status to answer with."""
 
     def __init__(self, message: str, status: int = 404) -> None:
@@ -84,15 +84,15 @@ class Selector:
         if name:
             try:
                 return Choice(self.index.select(name=name).scenario, "name")
-            except IndexSelectionError as exc:
-                raise SelectionError(f"scenarist: x-scenario-name: {exc}") from None
+            except SelectionError as exc:
+                raise RequestSelectionError(f"scenarist: x-scenario-name: {exc}") from None
         by: Literal["header-prompt", "prompt"] = "header-prompt" if prompt else "prompt"
         text = prompt or conv_prompt
         if text is None:
             try:
                 chosen = self.index.select()
-            except IndexSelectionError as exc:
-                raise SelectionError(
+            except SelectionError as exc:
+                raise RequestSelectionError(
                     f"scenarist: the request has no user prompt to match a scenario with; "
                     f"send x-scenario-name or x-scenario-prompt ({exc})",
                     status=400,
@@ -106,7 +106,7 @@ class Selector:
             others = tuple((s.name, d) for d, s in nearest[1:])
             return Choice(best, by, distance, others)
         shown = "; ".join(f"{s.name!r} at distance {d} (prompt {s.prompt!r})" for d, s in nearest)
-        raise SelectionError(
+        raise RequestSelectionError(
             f"scenarist: no scenario matches the prompt {text!r}; nearest: "
             f"{shown or 'none (no scenario has an initial prompt)'}; send x-scenario-name to "
             "pick one explicitly"

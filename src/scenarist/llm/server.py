@@ -46,7 +46,7 @@ from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Script
-from scenarist.llm.selection import SelectionError, Selector
+from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine
 from scenarist.play import Clock, RealClock, Schedule, pace
 from scenarist.wire import SSE_HEADERS, error_body
@@ -237,7 +237,7 @@ class MockModelServer:
                 return _plain_error(400, f"{key}: expected a string, got {json_kind(params[key])}")
         try:
             report = self.final_check(params.get("scenario"), params.get("workspace"))
-        except SelectionError as exc:
+        except RequestSelectionError as exc:
             return _plain_error(exc.status, exc.message)
         except OutsideWorkspace as exc:
             return _plain_error(403, str(exc))
@@ -299,14 +299,14 @@ class MockModelServer:
         if name is None:
             if len(self.scripts) == 1:
                 return self.scripts[0]
-            raise SelectionError(
+            raise RequestSelectionError(
                 f"scenarist: say which scenario to check (scenario=NAME); loaded: {names}",
                 status=400,
             )
         for script in self.scripts:
             if script.name == name:
                 return script
-        raise SelectionError(f"scenarist: no scenario named {clip(name, 200)!r}; loaded: {names}")
+        raise RequestSelectionError(f"scenarist: no scenario named {clip(name, 200)!r}; loaded: {names}")
 
     async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
         raw = await self._read("messages", headers, receive)

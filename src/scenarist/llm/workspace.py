@@ -19,13 +19,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarist.errors import ScenaristError
+
 GIT_TIMEOUT_S = 10
 
 
 MAX_READ_BYTES = 16 * 1024 * 1024  # the largest file read to check or render an edit
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(ScenaristError):
     """The workspace could not be read (git missing or failing); the message says where."""
 
 

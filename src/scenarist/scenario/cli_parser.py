@@ -10,55 +10,28 @@ Kept apart from the commands so each command module imports it at the top, with 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
-__all__ = ["Parser", "UsageError", "add_defines", "add_outside_paths", "define_symbols", "run",
+from scenarist.errors import UsageError
+
+__all__ = ["Parser", "UsageReported", "add_defines", "add_outside_paths", "define_symbols", "run",
            "scenario_paths", "speed_problem"]
 
 
-class UsageError(Exception):
-    """A usage error that has already been printed; the command exits 2."""
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, minus its ``import shutil`` (which brings bz2 and lzma:
-    ~2.5 ms of every start, paid when the first argument is added): the width is found as
-    ``shutil.get_terminal_size`` finds it, $COLUMNS else the terminal else 80."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position,
-                         _columns() - 2 if width is None else width)
-
-
-def _columns() -> int:
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
+class UsageReported(UsageError):
+    """A usage error that argparse has already printed; the command exits 2."""
 
 
 class Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as exit 2 without raising SystemExit mid-way."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise UsageError
+        raise UsageReported
 
 
 def add_defines(parser: argparse.ArgumentParser) -> None:
@@ -89,13 +62,13 @@ def run(parser: Parser, argv: Sequence[str], body: Callable[[argparse.Namespace]
     """Parse ``argv`` and run ``body``: exit 2 on usage errors, 0 when stdout was closed."""
     try:
         args = parser.parse_args(list(argv))
-    except UsageError:
+    except UsageReported:
         return 2
     except SystemExit as exc:  # --help
         return int(exc.code or 0)
     try:
         return int(body(args))
-    except UsageError:
+    except UsageReported:
         return 2
     except BrokenPipeError:
         return 0

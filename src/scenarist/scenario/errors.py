@@ -6,16 +6,17 @@ Loading collects every problem of a file before giving up, so one run of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
-from scenarist.scenario.record import record
+from scenarist.errors import ScenaristError
 
 __all__ = ["Issue", "ScenarioError", "Severity"]
 
 Severity = Literal["error", "warning"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Issue:
     """One problem: ``file:line:col`` (1-based), the key path, a message and a fix."""
 
@@ -39,7 +40,7 @@ class Issue:
         return Issue(self.file, self.line, self.col, self.path, self.message, self.hint, "error")
 
 
-class ScenarioError(Exception):
+class ScenarioError(ScenaristError):
     """A scenario could not be loaded; ``issues`` lists every error (and warning) found."""
 
     def __init__(self, issues: list[Issue]) -> None:

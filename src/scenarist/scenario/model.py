@@ -2,11 +2,7 @@
 
 Frozen, slotted dataclasses (not pydantic) because loading thousands of scenarios must
 cost about as much as reading their YAML; the JSON Schema for editors is written out
-separately in :mod:`scenarist.scenario.schema`. They are declared with ``@record``
-(:mod:`scenarist.scenario.record`): the same semantics as
-``@dataclass(frozen=True, slots=True)`` and a dataclass to the ``dataclasses`` module, but
-about five times cheaper to define (creating the dataclasses was the largest part of
-``scenarist validate``'s start-up).
+separately in :mod:`scenarist.scenario.schema`.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
@@ -16,11 +12,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scenarist.scenario.errors import Issue
-from scenarist.scenario.record import field, record
 from scenarist.scenario.tools import Tool, tool_args
 
 if TYPE_CHECKING:
@@ -45,7 +41,7 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Annotations:
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -54,14 +50,14 @@ class Annotations:
     last_modified: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TextContent:
     text: str
     annotations: Annotations | None = None
     type: Literal["text"] = "text"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class _Media:
     mime_type: str
     data: str | None = None  # base64, validated at load
@@ -77,17 +73,17 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ImageContent(_Media):
     type: Literal["image"] = "image"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AudioContent(_Media):
     type: Literal["audio"] = "audio"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class EmbeddedResource:
     uri: str
     mime_type: str | None = None
@@ -95,14 +91,14 @@ class EmbeddedResource:
     blob: str | None = None  # base64
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ResourceContent:
     resource: EmbeddedResource
     annotations: Annotations | None = None
     type: Literal["resource"] = "resource"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ResourceLinkContent:
     uri: str
     name: str
@@ -114,7 +110,7 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DiffContent:
     path: str  # absolute
     new_text: str
@@ -123,14 +119,14 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PlanEntry:
     content: str
     priority: Literal["high", "medium", "low"] = "medium"
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PlanContent:
     entries: tuple[PlanEntry, ...]
     annotations: Annotations | None = None
@@ -157,7 +153,7 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TextStep:
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -171,7 +167,7 @@ class TextStep:
         return content_text(self.content)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LlmError:
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -185,13 +181,13 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ProgressStep:
     delay_ms: int
     message: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExecEvent:
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -203,13 +199,13 @@ class ExecEvent:
     col: int = 0
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolExecution:
     start_time_ms: int
     events: tuple[ExecEvent, ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class UserInput:
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -226,33 +222,33 @@ class UserInput:
         return content_text(self.content)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FileRead:
     path: str
     expected_content: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PermissionOption:
     option_id: str
     name: str
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PermissionDecision:
     outcome: Literal["selected", "cancelled"]
     option_id: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class JsonFileAssert:
     path: str
     pointer: str = ""
     equals: Json = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class GitCommitAssert:
     message_contains: str
 
@@ -260,7 +256,7 @@ class GitCommitAssert:
 # -- timeline events -------------------------------------------------------------------
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
@@ -272,7 +268,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -298,7 +294,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentToolUse(Event):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
@@ -324,7 +320,7 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentEdits(Event):
     path: str
     lines_added: int = 0
@@ -336,32 +332,32 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentPlan(Event):
     entries: tuple[PlanEntry, ...]
     plan_update: bool = True
     kind: ClassVar[str] = "agentPlan"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetMode(Event):
     mode_id: str
     kind: ClassVar[str] = "setMode"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetModel(Event):
     model_id: str
     kind: ClassVar[str] = "setModel"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentFileReads(Event):
     files: tuple[FileRead, ...]
     kind: ClassVar[str] = "agentFileReads"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -372,33 +368,33 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserInputs(Event):
     inputs: tuple[UserInput, ...]
     target: str | None = None
     kind: ClassVar[str] = "userInputs"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserEdits(Event):
     patch: str  # as written
     patch_path: Path  # resolved against the scenario file; exists at load
     kind: ClassVar[str] = "userEdits"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserCommand(Event):
     cmd: str
     cwd: str | None = None
     kind: ClassVar[str] = "userCommand"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserCancelSession(Event):
     kind: ClassVar[str] = "userCancelSession"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Initialize(Event):
     protocol_version: int = 1
     client_capabilities: Mapping[str, Json] = field(default_factory=dict)
@@ -407,14 +403,14 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionStart(Event):
     session_id: str | None = None
     expected_prompt_response: Mapping[str, Json] | None = None
     kind: ClassVar[str] = "sessionStart"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Assert(Event):
     fs_exists: tuple[str, ...] = ()
     fs_not_exists: tuple[str, ...] = ()
@@ -424,38 +420,38 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Screenshot(Event):
     label: str
     kind: ClassVar[str] = "screenshot"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Log(Event):
     message: str
     level: str = "info"
     kind: ClassVar[str] = "log"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Status(Event):
     status: str
     kind: ClassVar[str] = "status"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Complete(Event):
     success: bool = True
     kind: ClassVar[str] = "complete"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Merge(Event):
     merge: bool = True
     kind: ClassVar[str] = "merge"
 
 
-@record(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BaseTimeDelta(Event):
     ms: int
     kind: ClassVar[str] = "baseTimeDelta"
@@ -464,13 +460,13 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RepoFile:
     path: str
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Repo:
     init: bool = False
     branch: str | None = None
@@ -480,14 +476,14 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Ah:
     cmd: str | None = None
     flags: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Server:
     mode: Literal["none", "mock", "real"] = "none"
     llm_api_style: Literal["openai", "anthropic"] = "openai"
@@ -495,7 +491,7 @@ class Server:
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class McpServer:
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -508,7 +504,7 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AcpCapabilities:
     load_session: bool = False
     image: bool = False
@@ -519,7 +515,7 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Acp:
     capabilities: AcpCapabilities | None = None
     cwd: str | None = None
@@ -527,19 +523,19 @@ class Acp:
     unstable: bool = False
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExpectArtifact:
     type: str
     pattern: str
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Expect:
     exit_code: int | None = None
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 

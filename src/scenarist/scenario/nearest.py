@@ -7,7 +7,10 @@ at what distance" exactly, ties going to the smaller position. Selection
 A small set (fewer than :data:`LARGE` strings) is simply scanned with rapidfuzz: that costs
 about a microsecond per string. A large set is searched with lower bounds
 (:mod:`scenarist.scenario.bag_index`), built on the first query so that constructing an
-index stays cheap and numpy is imported only by programs that need it.
+index stays cheap and numpy is imported only by programs that need it. numpy is the optional
+extra ``scenarist[fast-select]``: without it every set is scanned, which gives the same answers
+(bench/bench_scenario_select.py: among 1,000 scenarios the scan is what runs anyway; among
+10,000 a query costs ~10 ms instead of ~1-3 ms).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class NearestStrings:
     def __init__(self, strings: Sequence[str]) -> None:
         self.strings: tuple[str, ...] = tuple(strings)
         self._bags: BagIndex | None = None
+        self._bounded = len(self.strings) >= LARGE  # False once numpy turns out to be absent
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -40,9 +44,12 @@ class NearestStrings:
     def prepare(self) -> None:
         """Build the search structures now rather than on the first query (a server calls
         this at start-up so that its first request does not pay ~0.1 s for 10,000 strings)."""
-        if len(self.strings) >= LARGE and self._bags is None:
-            from scenarist.scenario.bag_index import BagIndex
-
+        if self._bounded and self._bags is None:
+            try:
+                from scenarist.scenario.bag_index import BagIndex
+            except ImportError:  # no numpy (the fast-select extra): scan instead
+                self._bounded = False
+                return
             self._bags = BagIndex(self.strings)
 
     def nearest(self, query: str, k: int) -> list[tuple[int, int]]:
@@ -50,10 +57,10 @@ class NearestStrings:
         distance, then position."""
         if k <= 0 or not self.strings:
             return []
-        if len(self.strings) < LARGE or k * 8 >= len(self.strings):
+        if self._bounded and k * 8 < len(self.strings):
+            self.prepare()
+        if self._bags is None or k * 8 >= len(self.strings):
             return scan(query, self.strings, k)
-        self.prepare()
-        assert self._bags is not None
         return self._bags.nearest(query, k)
 
 

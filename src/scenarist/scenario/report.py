@@ -131,7 +131,7 @@ class Report:
     def string(self, d: dict[Any, Any], key: str, path: str, *, required: bool = False,
                nonempty: bool = False, example: str = "") -> str | None:
         value = d.get(key)
-        if value.__class__ is str:
+        if isinstance(value, str):
             if nonempty and not value.strip():
                 self.error(d, key, join(path, key), f"'{key}' must not be empty",
                            f"give '{key}' a value" + (f", e.g. {example}" if example else ""))
@@ -149,9 +149,9 @@ class Report:
     def integer(self, d: dict[Any, Any], key: str, path: str, default: int | None = None, *,
                 minimum: int | None = 0, required: bool = False) -> int | None:
         value = d.get(key)
-        if value.__class__ is float and value.is_integer():
+        if isinstance(value, float) and value.is_integer():
             value = int(value)
-        if value.__class__ is int:
+        if isinstance(value, int) and not isinstance(value, bool):
             if minimum is not None and value < minimum:
                 self.error(d, key, join(path, key), f"'{key}' must be >= {minimum}, got {value}",
                            f"use a value >= {minimum}")
@@ -184,7 +184,7 @@ class Report:
     def mapping(self, d: dict[Any, Any], key: str, path: str, *,
                 required: bool = False) -> dict[Any, Any] | None:
         value = d.get(key)
-        if value.__class__ is dict:
+        if isinstance(value, dict):
             return value  # type: ignore[no-any-return]
         if value is None:
             if required:
@@ -197,7 +197,7 @@ class Report:
     def listing(self, d: dict[Any, Any], key: str, path: str, *,
                 required: bool = False) -> list[Any] | None:
         value = d.get(key)
-        if value.__class__ is list:
+        if isinstance(value, list):
             return value  # type: ignore[no-any-return]
         if value is None:
             if required:
@@ -230,14 +230,14 @@ class Report:
         value = d.get(key)
         if value is None:
             return ()
-        if value.__class__ is str:
+        if isinstance(value, str):
             return (value,)
-        if value.__class__ is not list:
+        if not isinstance(value, list):
             self.wrong_type(d, key, path, "a list of strings", f"{key}: ['a', 'b']")
             return ()
         out: list[str] = []
         for i, item in enumerate(value):
-            if item.__class__ is str:
+            if isinstance(item, str):
                 out.append(item)
             elif isinstance(item, (int, float)) and not isinstance(item, bool):
                 out.append(str(item))
@@ -247,7 +247,7 @@ class Report:
 
     def meta(self, d: dict[Any, Any], path: str, key: str = "_meta") -> dict[str, Any] | None:
         value = d.get(key)
-        if value is None or value.__class__ is dict:
+        if value is None or isinstance(value, dict):
             return value  # type: ignore[no-any-return]
         self.error(d, key, join(path, key), f"'{key}' must be a mapping",
                    f"write '{key}:' followed by indented 'name: value' pairs")

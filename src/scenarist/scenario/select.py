@@ -20,6 +20,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from rapidfuzz.distance import Levenshtein
 
+from scenarist.errors import ScenaristError
 from scenarist.scenario.nearest import NearestStrings
 
 __all__ = ["ScenarioIndex", "Selectable", "Selection", "SelectionError", "select_scenario"]
@@ -63,7 +64,7 @@ class Selection(Generic[S]):
         return self.scenario.name
 
 
-class SelectionError(LookupError):
+class SelectionError(ScenaristError, LookupError):
     """No scenario can be selected; the message says why and what would work."""
 
     def __init__(self, message: str, *, known: Iterable[str] = ()) -> None:

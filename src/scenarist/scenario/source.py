@@ -313,7 +313,7 @@ class Source:
         issue = self._node_issue
 
         def scalar(n: YamlNode) -> Any:
-            if n.__class__ is ScalarNode:
+            if isinstance(n, ScalarNode):
                 tag = n.tag
                 if tag is _QUOTED:
                     return n.value
@@ -326,10 +326,9 @@ class Source:
             key_id = id(n)
             if key_id in memo:  # an alias: share the value
                 return memo[key_id]
-            cls = n.__class__
-            if cls is ScalarNode:
+            if isinstance(n, ScalarNode):
                 return scalar(n)
-            if cls is SequenceNode:
+            if isinstance(n, SequenceNode):
                 if n.tag not in (_QUOTED, _T + "seq"):
                     issue(n, f"unsupported YAML tag {n.tag!r} on a list", "remove the tag")
                 seq: list[Any] = []
@@ -337,7 +336,7 @@ class Source:
                 locs[id(seq)] = n
                 append = seq.append
                 for child in n.value:
-                    if child.__class__ is ScalarNode:
+                    if isinstance(child, ScalarNode):
                         tag = child.tag
                         if tag is _QUOTED:
                             append(child.value)
@@ -348,7 +347,7 @@ class Source:
                     else:
                         append(build(child))
                 return seq
-            if cls is MappingNode:
+            if isinstance(n, MappingNode):
                 if n.tag not in (_QUOTED, _T + "map"):
                     issue(n, f"unsupported YAML tag {n.tag!r} on a mapping", "remove the tag")
                 mapping: dict[Any, Any] = {}
@@ -356,7 +355,7 @@ class Source:
                 locs[id(mapping)] = n
                 merges: list[Any] = []
                 for k, v in n.value:
-                    if k.__class__ is ScalarNode:
+                    if isinstance(k, ScalarNode):
                         if k.tag is _QUOTED:
                             key = k.value
                         elif k.tag is _PLAIN:
@@ -375,7 +374,7 @@ class Source:
                     if key in mapping:
                         issue(k, f"duplicate key {key!r}; the last one is used",
                               "remove one of the two", severity="warning")
-                    if v.__class__ is ScalarNode:
+                    if isinstance(v, ScalarNode):
                         tag = v.tag
                         if tag is _QUOTED:
                             mapping[key] = v.value
@@ -417,7 +416,7 @@ class Source:
             return value.lower() == "true"
         if tag == _T + "int":
             typed = _plain(value) if value else None
-            if typed.__class__ is int:
+            if isinstance(typed, int) and not isinstance(typed, bool):
                 return typed
         if tag == _T + "float":
             typed = _plain(value) if value else None

@@ -22,6 +22,7 @@ Speed scaling is the player's job; beats here are unscaled.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scenarist.scenario.errors import ScenarioError
@@ -39,7 +40,6 @@ from scenarist.scenario.model import (
     UserCancelSession,
     UserInputs,
 )
-from scenarist.scenario.record import record
 
 __all__ = ["BEAT_KINDS", "Beat", "Timeline", "compile_timeline"]
 
@@ -73,7 +73,7 @@ BEAT_KINDS: dict[str, str] = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Beat:
     """One thing that happens at ``at_ms`` (absolute, unscaled ms from the start)."""
 
@@ -85,7 +85,7 @@ class Beat:
     step: Any = None  # the step payload for per-step kinds (see BEAT_KINDS)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Timeline:
     """The compiled schedule of a scenario: beats sorted by time (stable)."""
 
@@ -129,19 +129,16 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     for event in scenario.timeline:
         index = event.index
         live = boundary is None or index >= boundary
-        cls = event.__class__
-        if cls in _AFTER_PROMPTS and pending > now:
+        if isinstance(event, _AFTER_PROMPTS) and pending > now:
             # an agent event answers the prompts written before it; a cancel cancels them
             now = pending
-        if cls is LlmResponse:
-            assert isinstance(event, LlmResponse)
+        if isinstance(event, LlmResponse):
             t = now
             for step in event.steps:
                 t += step.delay_ms
                 add(Beat(t, step.kind, event, index, live, step))
             now = t
-        elif cls is AgentToolUse:
-            assert isinstance(event, AgentToolUse)
+        elif isinstance(event, AgentToolUse):
             add(Beat(now, "agentToolUse", event, index, live))
             t = end = now
             for p in event.progress:
@@ -164,8 +161,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                 end = max(end, start + previous)
             add(Beat(end, "toolResult", event, index, live))
             now = end
-        elif cls is UserInputs:
-            assert isinstance(event, UserInputs)
+        elif isinstance(event, UserInputs):
             for n, entry in enumerate(event.inputs):
                 at = entry.at_ms
                 if at < sync:
@@ -185,8 +181,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                 if at > pending:
                     pending, pending_at = at, (event, n)
                 add(Beat(at, "userInputs", event, index, live, entry))
-        elif cls is BaseTimeDelta:
-            assert isinstance(event, BaseTimeDelta)
+        elif isinstance(event, BaseTimeDelta):
             now += event.ms
             sync, sync_what = now, _named(event)
             if pending > now and pending_at is not None:
@@ -194,7 +189,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                         f"but {_named(pending_at[0])} is still scheduled at "
                         f"{pending} ms (baseTimeDelta must cover concurrent activity)",
                         f"use baseTimeDelta >= {event.ms + pending - now}", event.line, event.col)
-        elif cls is SessionStart:
+        elif isinstance(event, SessionStart):
             now = max(now, pending)
             sync, sync_what = now, _named(event)
             add(Beat(now, "sessionStart", event, index, live))
@@ -205,8 +200,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
     return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)
 
 
-_AFTER_PROMPTS = frozenset({LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
-                            AgentPermissionRequest, UserCancelSession})
+_AFTER_PROMPTS = (LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
+                  AgentPermissionRequest, UserCancelSession)
 
 
 def _named(event: Event) -> str:

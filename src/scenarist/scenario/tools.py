@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
+from scenarist.errors import ScenaristError
+
 __all__ = [
     "TOOLS", "Arg", "ArgError", "BashOutput", "EditFile", "ExitPlanMode", "Find",
     "GenericTool", "Grep", "KillShell", "ListDir", "NotebookEdit", "ReadFile", "RunCmd",
@@ -88,7 +90,7 @@ def register(cls: R) -> R:
 # -- argument declarations ------------------------------------------------------------
 
 
-class ArgError(ValueError):
+class ArgError(ScenaristError, ValueError):
     """A value that does not fit an argument: ``want`` says what fits, ``example`` shows it."""
 
     def __init__(self, want: str, example: str) -> None:

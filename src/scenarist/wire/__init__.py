@@ -16,11 +16,10 @@ from typing import Any
 
 from scenarist.wire import anthropic, openai_chat, openai_responses
 from scenarist.wire.chunking import chunk_text
-from scenarist.wire.errors import APIS, Api, error_body
+from scenarist.wire.errors import APIS, WireApi, error_body
 from scenarist.wire.events import (
     DEFAULT_MODEL,
     Error,
-    Event,
     Finish,
     FinishReason,
     MessageStart,
@@ -34,6 +33,7 @@ from scenarist.wire.events import (
     Turn,
     TurnBuilder,
     Usage,
+    WireEvent,
     fold,
     leading_error,
     resolve_finish,
@@ -44,7 +44,7 @@ from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames
 CREATED = openai_chat.CREATED
 
 
-def encode_stream(api: Api, events: Iterable[Event], *, include_usage: bool = False,
+def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,
                   created: int = CREATED) -> Iterator[Frame]:
     """The SSE frames ``api`` streams for ``events`` (``include_usage``: Chat only)."""
     if api == "openai_chat":
@@ -56,7 +56,7 @@ def encode_stream(api: Api, events: Iterable[Event], *, include_usage: bool = Fa
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
 
 
-def encode_body(api: Api, events: Iterable[Event], *,
+def encode_body(api: WireApi, events: Iterable[WireEvent], *,
                 created: int = CREATED) -> tuple[int, dict[str, Any]]:
     """``(status, body)`` of a non-streamed answer: 200 and the response, or the error's own."""
     turn = fold(events)
@@ -77,9 +77,7 @@ __all__ = [
     "CREATED",
     "DEFAULT_MODEL",
     "SSE_HEADERS",
-    "Api",
     "Error",
-    "Event",
     "Finish",
     "FinishReason",
     "Frame",
@@ -94,6 +92,8 @@ __all__ = [
     "Turn",
     "TurnBuilder",
     "Usage",
+    "WireApi",
+    "WireEvent",
     "chunk_text",
     "encode_body",
     "encode_frames",

@@ -21,7 +21,6 @@ from scenarist.wire.events import (
     CUSTOM_CLOSE,
     CUSTOM_OPEN,
     Error,
-    Event,
     Finish,
     FinishReason,
     ReasoningDelta,
@@ -35,6 +34,7 @@ from scenarist.wire.events import (
     ToolCallStart,
     Turn,
     Usage,
+    WireEvent,
     call_arguments_json,
     fold,
     json_fragment,
@@ -63,7 +63,7 @@ def _frame(type_: str, at_ms: int, **fields: Any) -> Frame:
     return Frame({"type": type_, **fields}, event=type_, at_ms=at_ms)
 
 
-def stream(events: Iterable[Event]) -> Iterator[Frame]:
+def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
     """The SSE frames of a streamed message (lazy: one neutral event at a time)."""
     start, rest = split_start(events)
     message: dict[str, Any] = {"id": message_id(start.id), "type": "message", "role": "assistant",
@@ -150,7 +150,7 @@ def stream(events: Iterable[Event]) -> Iterator[Frame]:
     yield _frame("message_stop", finish.at_ms)
 
 
-def response_body(events: Iterable[Event]) -> dict[str, Any]:
+def response_body(events: Iterable[WireEvent]) -> dict[str, Any]:
     """The ``message`` object for a non-streamed request."""
     return turn_body(fold(events))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-Api = Literal["openai_chat", "openai_responses", "anthropic"]
-APIS: tuple[Api, ...] = ("openai_chat", "openai_responses", "anthropic")
+WireApi = Literal["openai_chat", "openai_responses", "anthropic"]
+APIS: tuple[WireApi, ...] = ("openai_chat", "openai_responses", "anthropic")
 
 _OPENAI_TYPES = {400: "invalid_request_error", 401: "invalid_request_error",
                  403: "invalid_request_error", 404: "invalid_request_error",
@@ -37,7 +37,7 @@ def anthropic_error(status: int, message: str, type: str | None = None) -> dict[
     return {"type": "error", "error": {"type": type or anthropic_error_type(status), "message": message}}
 
 
-def error_body(api: Api, status: int, message: str, type: str | None = None,
+def error_body(api: WireApi, status: int, message: str, type: str | None = None,
                code: str | None = None, param: str | None = None) -> dict[str, Any]:
     """The body ``api`` answers an error with. ``type`` defaults from the HTTP status."""
     if api == "anthropic":

@@ -117,7 +117,7 @@ class Error:
     at_ms: int = 0
 
 
-Event = (
+WireEvent = (
     MessageStart
     | ReasoningDelta
     | ReasoningEnd
@@ -212,7 +212,7 @@ class TurnBuilder:
         self._calls: dict[str, ToolCallPart] = {}
         self._open: TextPart | ReasoningPart | None = None
 
-    def add(self, event: Event) -> None:
+    def add(self, event: WireEvent) -> None:
         turn = self.turn
         if isinstance(event, TextDelta):
             if not isinstance(self._open, TextPart):
@@ -256,7 +256,7 @@ class TurnBuilder:
             ) from None
 
 
-def fold(events: Iterable[Event]) -> Turn:
+def fold(events: Iterable[WireEvent]) -> Turn:
     """The whole turn described by ``events``."""
     builder = TurnBuilder()
     for event in events:
@@ -264,7 +264,7 @@ def fold(events: Iterable[Event]) -> Turn:
     return builder.turn
 
 
-def split_start(events: Iterable[Event]) -> tuple[MessageStart, Iterator[Event]]:
+def split_start(events: Iterable[WireEvent]) -> tuple[MessageStart, Iterator[WireEvent]]:
     """The turn's :class:`MessageStart` (a default one if the events lack it) and the rest.
 
     Reads at most one event, so a lazy source stays lazy until the encoder is iterated.
@@ -278,14 +278,14 @@ def split_start(events: Iterable[Event]) -> tuple[MessageStart, Iterator[Event]]
     return MessageStart(at_ms=first.at_ms), itertools.chain((first,), it)
 
 
-def leading_error(events: Iterable[Event]) -> tuple[Error | None, Iterator[Event]]:
+def leading_error(events: Iterable[WireEvent]) -> tuple[Error | None, Iterator[WireEvent]]:
     """An :class:`Error` that comes before any output (to answer as an HTTP error), and the rest.
 
     Skips over a leading :class:`MessageStart`; the returned iterator still yields everything
     that was read when there is no leading error.
     """
     it = iter(events)
-    head: list[Event] = []
+    head: list[WireEvent] = []
     for event in it:
         head.append(event)
         if not isinstance(event, MessageStart):

@@ -21,7 +21,6 @@ from scenarist.wire.events import (
     CUSTOM_CLOSE,
     CUSTOM_OPEN,
     Error,
-    Event,
     Finish,
     FinishReason,
     ReasoningDelta,
@@ -31,6 +30,7 @@ from scenarist.wire.events import (
     ToolCallStart,
     Turn,
     Usage,
+    WireEvent,
     call_arguments_json,
     fold,
     json_fragment,
@@ -61,7 +61,7 @@ def usage_body(usage: Usage) -> dict[str, Any]:
     }
 
 
-def stream(events: Iterable[Event], *, include_usage: bool = False, created: int = CREATED,
+def stream(events: Iterable[WireEvent], *, include_usage: bool = False, created: int = CREATED,
            reasoning_field: str | None = None) -> Iterator[Frame]:
     """The SSE frames of a streamed chat completion (lazy: one neutral event at a time)."""
     start, rest = split_start(events)
@@ -133,7 +133,7 @@ def _arguments(chunk: Any, indexes: dict[str, int], call_id: str, text: str, at_
     return frame
 
 
-def response_body(events: Iterable[Event], *, created: int = CREATED) -> dict[str, Any]:
+def response_body(events: Iterable[WireEvent], *, created: int = CREATED) -> dict[str, Any]:
     """The ``chat.completion`` object for a non-streamed request."""
     return turn_body(fold(events), created=created)
 

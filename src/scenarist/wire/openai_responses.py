@@ -21,7 +21,6 @@ from typing import Any
 
 from scenarist.wire.events import (
     Error,
-    Event,
     Finish,
     MessageStart,
     Part,
@@ -37,6 +36,7 @@ from scenarist.wire.events import (
     Turn,
     TurnBuilder,
     Usage,
+    WireEvent,
     fold,
     split_start,
 )
@@ -170,7 +170,7 @@ class _Stream:
         return self.frame(type_, at_ms, response=response_object(
             turn, created=self.created, status=status, output=not live))
 
-    def feed(self, event: Event) -> Iterator[Frame]:
+    def feed(self, event: WireEvent) -> Iterator[Frame]:
         turn = self.builder.turn
         at = event.at_ms
         if isinstance(event, TextDelta):
@@ -281,7 +281,7 @@ class _Stream:
                          item=item_body(self.rid, call, index))
 
 
-def stream(events: Iterable[Event], *, created: int = CREATED) -> Iterator[Frame]:
+def stream(events: Iterable[WireEvent], *, created: int = CREATED) -> Iterator[Frame]:
     """The SSE frames of a streamed response (lazy: one neutral event at a time)."""
     start, rest = split_start(events)
     state = _Stream(start, created)
@@ -306,6 +306,6 @@ def stream(events: Iterable[Event], *, created: int = CREATED) -> Iterator[Frame
     yield state.lifecycle(status_event, end_at)
 
 
-def response_body(events: Iterable[Event], *, created: int = CREATED) -> dict[str, Any]:
+def response_body(events: Iterable[WireEvent], *, created: int = CREATED) -> dict[str, Any]:
     """The ``response`` object for a non-streamed request."""
     return response_object(fold(events), created=created)

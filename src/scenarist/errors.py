@@ -1,0 +1,63 @@
+"""The root of every scenarist exception, and the contracts of its branches, stated once.
+
+A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree)::
+
+    ScenaristError                     anything scenarist raises on purpose
+    ├── ScenarioError                  a scenario file is wrong: every Issue has file:line:col,
+    │                                  the key path, what is wrong and a hint (scenario.errors)
+    ├── SelectionError                 no loaded scenario has that name or prompt; the message
+    │                                  lists the nearest ones (scenario.select)
+    ├── UsageError                     the command line or a config is wrong; a CLI prints the
+    │   │                              message as one line and exits with ``exit_status``
+    │   ├── UsageReported              argparse already printed it (scenario.cli_parser), exit 2
+    │   ├── CodexUsageError            fake-codex's bad option/command/config, exit 1 as codex
+    │   ├── ConfigError                a bad hub TOML config or agent table, exit 2 (hub.config)
+    │   └── DemoError                  ``scenarist demo`` cannot go on, exit 1 (demo)
+    ├── WireError                      a peer sent what the API refuses; the server answers in the
+    │   │                              API's own error format (HTTP ``status`` + error body, or
+    │   │                              an ``error`` frame), never with a traceback
+    │   ├── RequestError               a request the real model API would refuse (llm.request_errors)
+    │   ├── RequestSelectionError      no scenario answers this model API request (llm.selection)
+    │   ├── PositionError              the request is past the scenario's end or strays from it
+    │   │                              (llm.position)
+    │   ├── ProtocolError              a hub client frame the hub refuses (hub.protocol)
+    │   └── Rejected                   a step of llm.answer refused the request (internal)
+    ├── FakeModelError                 a scripted failure of the in-process fake model (fake)
+    ├── EditError                      an agentEdits that cannot be applied to the file (llm)
+    ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
+    ├── StdinError                     a hub agent cannot take more input (hub.process)
+    ├── ArgError                       a tool argument that does not fit (scenario.tools)
+    ├── WorkspaceError                 the llm workspace cannot be read; OutsideWorkspace: a path
+    │                                  that leaves it (llm.workspace)
+    ├── AgentError                     the mock agent reports it as one line; PathRefused
+    │                                  (agent.workspace)
+    └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
+                                       (agent.cli, agent.play)
+
+The leaves live next to the code that raises them; ``scenarist`` exports the ones users
+catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError`` still are.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ScenaristError", "UsageError", "WireError"]
+
+
+class ScenaristError(Exception):
+    """Base of every exception scenarist raises on purpose; its message is for a person."""
+
+
+class UsageError(ScenaristError):
+    """The command line, an option value or a config is wrong: the message says what and how
+    to fix it. A CLI prints it as one line on stderr, no traceback, and exits ``exit_status``
+    (2 as argparse does, unless a subclass mimics a program that exits otherwise)."""
+
+    exit_status: int = 2
+
+
+class WireError(ScenaristError):
+    """Something a client sent that the API refuses. A server turns it into the API's own
+    error (``status`` and the provider's error body, or an ``error`` frame), so a client SDK
+    raises its usual exception; it never reaches the client as a traceback or a bare 500."""
+
+    status: int = 400
