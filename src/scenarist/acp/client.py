@@ -42,7 +42,6 @@ from scenarist.scenario.model import (
     UserInput,
     content_text,
 )
-from scenarist.scenario.record import record
 from scenarist.scenario.timeline import Beat, compile_timeline
 
 __all__ = [
@@ -97,7 +96,7 @@ class AcpTestReport:
         self.checks.append(Check(name, tuple(problems)))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class _Step:
     """One thing the client does at ``at_ms``: prompt a turn, switch mode/model, cancel."""
 

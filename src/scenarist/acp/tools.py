@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from scenarist.scenario.model import AgentToolUse
-from scenarist.scenario.record import record
 from scenarist.scenario.tools import (
     BashOutput,
     EditFile,
@@ -41,7 +41,7 @@ ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think
                    "switch_mode", "other"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Diff:
     """A file change a tool call shows: ACP's ``{type: diff, path, oldText?, newText}``."""
 
@@ -50,7 +50,7 @@ class Diff:
     old_text: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolView:
     """How a tool call looks in ACP, and what it asks of the client's files and terminal."""
 

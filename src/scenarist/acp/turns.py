@@ -11,10 +11,10 @@ the client's ``session/cancel``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from scenarist.scenario.model import Scenario, SessionStart, UserInput
-from scenarist.scenario.record import record
 from scenarist.scenario.timeline import Beat, Timeline, compile_timeline
 
 __all__ = ["AGENT_KINDS", "CLIENT_KINDS", "AcpScript", "Turn", "script_of"]
@@ -27,7 +27,7 @@ AGENT_KINDS = frozenset({"think", "assistant", "error", "agentToolUse", "progres
 CLIENT_KINDS = frozenset({"userInputs", "setMode", "setModel", "userCancelSession"})
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One ``session/prompt``: the scripted prompt (None for a turn that answers any
     prompt), the agent's beats, and what the prompt's answer should be."""
@@ -42,7 +42,7 @@ class Turn:
         return any(b.kind == "userCancelSession" for b in self.beats)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AcpScript:
     """A scenario as ACP plays it."""
 
