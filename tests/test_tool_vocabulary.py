@@ -16,7 +16,7 @@ import pytest
 
 from scenarist.codex.play_scenario import scenario_steps
 from scenarist.codex.rng import Rng
-from scenarist.codex.turn import Turn
+from scenarist.codex.turn import CodexTurn
 from scenarist.llm.conversation import Profile
 from scenarist.llm.plan import build_script
 from scenarist.llm.profiles import Context, render_action
@@ -118,7 +118,7 @@ def test_model_api_renders_it_in_every_profile(frobnicate: type[Frobnicate],
 
 def test_fake_codex_plays_it_as_a_tool_call(frobnicate: type[Frobnicate]) -> None:
     beats = compile_timeline(load_scenario_text(SCENARIO)).beats
-    events = [e for e in scenario_steps(beats, Turn(Rng(1)), time_scale=0) if isinstance(e, dict)]
+    events = [e for e in scenario_steps(beats, CodexTurn(Rng(1)), time_scale=0) if isinstance(e, dict)]
     ends = [e for e in events if e["type"] == "mcp_tool_call_end"]
     assert [(e["invocation"]["tool"], e["invocation"]["arguments"]) for e in ends] == [
         ("frobnicate", WIDGET), ("frobnicate", {"target": "gadget"})]
