@@ -11,13 +11,16 @@ The checks are pure apart from what they read through the :class:`~.workspace.Wo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from scenarist.llm.script import Check
 from scenarist.llm.workspace import Workspace, WorkspaceError
+from scenarist.scenario.json_assert import json_equal, json_pointer
 from scenarist.scenario.model import Assert, GitCommitAssert, JsonFileAssert
+
+__all__ = ["Outcome", "Result", "failures", "json_equal", "json_pointer", "run_check"]
 
 Outcome = Literal["ok", "failed", "skipped"]
 
@@ -36,49 +39,6 @@ class Result:
 
 def _outcome(ok: bool) -> Outcome:
     return "ok" if ok else "failed"
-
-
-def json_pointer(doc: Any, pointer: str) -> Any:
-    """RFC 6901 lookup: ``""`` is the whole document, ``"/"`` the key ``""``, ``~1`` a
-    ``/`` and ``~0`` a ``~`` in a key. Raises ``LookupError`` naming the missing step."""
-    if pointer == "":
-        return doc
-    if not pointer.startswith("/"):
-        raise LookupError(f"a JSON pointer starts with '/', got {pointer!r}")
-    node = doc
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list):
-            if not _array_index(token) or int(token) >= len(node):
-                raise LookupError(f"no index {token!r} in an array of {len(node)}")
-            node = node[int(token)]
-        elif isinstance(node, dict):
-            if token not in node:
-                raise LookupError(f"no key {token!r}")
-            node = node[token]
-        else:
-            raise LookupError(f"cannot step into {type(node).__name__} with {token!r}")
-    return node
-
-
-def _array_index(token: str) -> bool:
-    """An RFC 6901 array index: digits without a leading zero."""
-    return token == "0" or (token.isdigit() and token.isascii() and not token.startswith("0"))
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """Equality of JSON values: ``true`` is not ``1``, while ``1`` and ``1.0`` are one number."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) or isinstance(b, int | float):
-        return isinstance(a, int | float) and isinstance(b, int | float) and a == b
-    if isinstance(a, Mapping) or isinstance(b, Mapping):
-        return (isinstance(a, Mapping) and isinstance(b, Mapping) and a.keys() == b.keys()
-                and all(json_equal(a[k], b[k]) for k in a))
-    if isinstance(a, list | tuple) or isinstance(b, list | tuple):
-        return (isinstance(a, list | tuple) and isinstance(b, list | tuple)
-                and len(a) == len(b) and all(map(json_equal, a, b)))
-    return type(a) is type(b) and a == b
 
 
 def _exists(path: str, ws: Workspace) -> Result:

@@ -1,7 +1,7 @@
 """The ``assert`` event and ``expect``, checked against the workspace and the screen.
 
-The rules are pure functions (:func:`json_pointer`, :func:`json_equal`, the text and fs
-checks take what they look at as arguments); only :func:`check_git` runs a program.
+The rules are pure functions (pointers and equality from :mod:`scenarist.scenario.json_assert`,
+shared with the model server; the text and fs checks take what they look at as arguments); only :func:`check_git` runs a program.
 
 - ``fs.exists`` / ``fs.notExists``: paths relative to the workspace.
 - ``text.contains``: on the normalised screen (see :func:`scenarist.runner.screen.contains_text`).
@@ -14,7 +14,6 @@ checks take what they look at as arguments); only :func:`check_git` runs a progr
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from scenarist.runner.result import CheckResult
 from scenarist.runner.screen import ScreenCapture, contains_text
 from scenarist.runner.workspace import inside, run_git
 from scenarist.scenario import Assert, ExpectArtifact, GitCommitAssert, JsonFileAssert
+from scenarist.scenario.json_assert import PointerError, json_equal, json_pointer
 
 __all__ = [
     "PointerError",
@@ -36,68 +36,6 @@ __all__ = [
     "json_equal",
     "json_pointer",
 ]
-
-
-class PointerError(LookupError):
-    """A JSON pointer is malformed or names something the document does not have."""
-
-
-def json_pointer(doc: Any, pointer: str) -> Any:
-    """The value ``pointer`` (RFC 6901) names in ``doc``.
-
-    ``""`` is the whole document; every other pointer starts with ``/``; ``~1`` is ``/`` and
-    ``~0`` is ``~`` in a token; an array index is ``0`` or digits without a leading zero.
-    """
-    if pointer == "":
-        return doc
-    if not pointer.startswith("/"):
-        raise PointerError(f"pointer {pointer!r} must be empty or start with '/'")
-    node = doc
-    walked = ""
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list):
-            if not (token == "0" or (token.isdigit() and not token.startswith("0"))):
-                raise PointerError(f"{walked or '/'} is an array; {raw!r} is not an index")
-            if int(token) >= len(node):
-                raise PointerError(f"{walked or '/'} has {len(node)} items, no index {token}")
-            node = node[int(token)]
-        elif isinstance(node, dict):
-            if token not in node:
-                raise PointerError(f"{walked or '/'} has no key {token!r}")
-            node = node[token]
-        else:
-            raise PointerError(f"{walked} is {_json_type(node)}, it has no {token!r}")
-        walked += "/" + raw
-    return node
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list | tuple) else "an object"
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """JSON equality without Python's coercions: booleans equal only booleans."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right or (isinstance(left, float) and isinstance(right, float)
-                                 and math.isnan(left) and math.isnan(right))
-    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
-        return len(left) == len(right) and all(map(json_equal, left, right))
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    if left is None or right is None:
-        return left is None and right is None
-    return type(left) is type(right) and bool(left == right)
 
 
 def _passed(ok: bool) -> Any:
