@@ -13,7 +13,8 @@ from scenarist.rest.cli import main
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--speed", "-1"], "--speed must be >= 0"),
+    (["--speed", "-1"], "--speed must be a number above 0"),
+    (["--speed", "0"], "--speed must be a number above 0"),
     (["--port", "70000"], "--port must be 0-65535"),
     (["--heartbeat", "0"], "--heartbeat must be > 0"),
     (["--cors", "localhost:3000"], "name an origin like http://localhost:3000"),

@@ -53,7 +53,7 @@ def test_every_scenario_passes_through_the_cli(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     for args, message in [(["-j", "0", "x.yaml"], "-j must be at least 1"),
                           (["missing.yaml"], "no such file or folder: missing.yaml"),
-                          (["--speed", "nan", str(SCENARIOS)], "speed must be a finite"),
+                          (["--speed", "nan", str(SCENARIOS)], "--speed must be a number above 0"),
                           (["--agent", "gpt", str(SCENARIOS)], "invalid choice: 'gpt'"),
                           (["--wait-timeout", "0", str(SCENARIOS)], "--wait-timeout must be > 0")]:
         done = scenarist("run", *args, cwd=tmp_path)

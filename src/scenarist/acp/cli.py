@@ -13,19 +13,26 @@ failed check, 2 on a usage error.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run, scenario_paths
+from scenarist.scenario.cli_parser import (
+    Parser,
+    add_defines,
+    define_symbols,
+    run,
+    scenario_paths,
+    speed_problem,
+)
 
 __all__ = ["acp_main", "acp_test_main"]
 
 
 def _speed(parser: Parser, value: float) -> float:
-    if math.isnan(value) or value <= 0:
-        parser.error(f"--speed must be a positive number, got {value}")
+    problem = speed_problem("--speed", value)
+    if problem is not None:
+        parser.error(problem)
     return value
 
 

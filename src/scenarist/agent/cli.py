@@ -12,7 +12,6 @@ each on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import math
 import signal
 import sys
 import uuid
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from scenarist.agent.render import FORMATS, make_renderer
 from scenarist.errors import ScenaristError
-from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run
+from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run, speed_problem
 
 if TYPE_CHECKING:
     from scenarist.scenario import Scenario
@@ -64,9 +63,9 @@ def main(argv: Sequence[str]) -> int:
         from scenarist.agent.play import Checkpoint, Prompts, play
         from scenarist.agent.workspace import AgentError, Workspace
 
-        if math.isnan(args.speed) or math.isinf(args.speed) or args.speed < 0:
-            p.error(f"--speed must be a finite number >= 0 (got {args.speed}); "
-                    "e.g. 0.1 plays ten times faster")
+        problem = speed_problem("--speed", args.speed)
+        if problem is not None:
+            p.error(problem)
         if not Path(args.scenario).exists():
             p.error(f"--scenario: no such file or folder: {args.scenario}")
         symbols = define_symbols(p, args)

@@ -55,8 +55,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def argument_problem(args: argparse.Namespace) -> str | None:
-    if not args.speed >= 0:
-        return f"--speed must be >= 0 (0.1 = ten times faster), got {args.speed:g}"
+    from scenarist.scenario.cli_parser import speed_problem
+
+    speed = speed_problem("--speed", args.speed)
+    if speed is not None:
+        return speed
     if not 0 <= args.port <= 65535:
         return f"--port must be 0-65535 (0 = any free port), got {args.port}"
     if not args.heartbeat > 0:

@@ -21,7 +21,14 @@ from scenarist.play import clamp_speed
 from scenarist.runner.agents import AGENTS
 from scenarist.runner.play import RunOptions, run_scenario
 from scenarist.runner.result import RunResult
-from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run, scenario_paths
+from scenarist.scenario.cli_parser import (
+    Parser,
+    add_defines,
+    define_symbols,
+    run,
+    scenario_paths,
+    speed_problem,
+)
 
 __all__ = ["build_parser", "main", "run_all"]
 
@@ -97,10 +104,9 @@ def _check(parser: Parser, args: argparse.Namespace) -> None:
     for name in ("settle_ms", "wait_timeout", "exit_timeout"):
         if not getattr(args, name) > 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0")
-    try:
-        clamp_speed(args.speed)
-    except ValueError as exc:
-        parser.error(str(exc))
+    problem = speed_problem("--speed", args.speed)
+    if problem is not None:
+        parser.error(problem)
 
 
 def _body(parser: Parser, args: argparse.Namespace) -> int:
