@@ -97,7 +97,7 @@ def test_custom_prefixes_replace_the_defaults() -> None:
         (["--time-scale", "1e300", "x"], None, "time_scale must be a number from 0 to 1000"),
         (["--time-scale", "nan", "x"], None, "time_scale must be a number from 0 to 1000"),
         (["--replay", "/dev/zero"], None, "replay file '/dev/zero' is not a regular file"),
-        (["--scenario", "/dev/zero", "x"], None, "scenario file '/dev/zero' is not a regular"),
+        (["--scenario", "/dev/zero", "x"], None, "--scenario: /dev/zero:1:1: error: not a regular file"),
         (["--config", "@/dev/zero", "x"], None, "config file '/dev/zero' is not a regular file"),
     ],
 )

@@ -13,7 +13,6 @@ YAML, pydantic) are imported only for ``--scenario``.
 from __future__ import annotations
 
 import os
-import stat
 import sys
 
 from scenarist.codex import build
@@ -25,6 +24,7 @@ from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
 from scenarist.codex.turn import CodexTurn, frame_turn
+from scenarist.files import FileTooLarge, NotRegularFile, read_regular_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -218,28 +218,18 @@ def _number(name: str, value: str) -> float:
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
-def check_input_file(path: str, what: str) -> None:
-    """Refuse what cannot be an input file before reading it: a device such as /dev/zero, a FIFO
-    that would block, or a file larger than :data:`MAX_INPUT_BYTES`."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise CodexUsageError(f"{what} {path!r} is not a regular file")
-    if info.st_size > MAX_INPUT_BYTES:
-        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
-
-
 def _read_file(path: str, what: str) -> str:
-    check_input_file(path, what)
+    """A replay or config file: a regular file of at most :data:`MAX_INPUT_BYTES` (not a
+    device such as /dev/zero, not a FIFO that would block), as UTF-8 text."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_INPUT_BYTES + 1)  # bounded even if the file grows meanwhile
+        data = read_regular_bytes(path, MAX_INPUT_BYTES)
+    except NotRegularFile:
+        raise CodexUsageError(f"{what} {path!r} is not a regular file") from None
+    except FileTooLarge:
+        raise CodexUsageError(
+            f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB") from None
     except OSError as exc:
         raise CodexUsageError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise CodexUsageError(f"{what} {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -425,7 +415,6 @@ class Session:
             from scenarist.codex.play_scenario import load_player  # heavy: YAML, pydantic
 
             assert self.cfg.scenario is not None
-            check_input_file(self.cfg.scenario, "scenario file")
             self._scenario = load_player(
                 self.cfg.scenario, whole=not self.interactive, time_scale=self.cfg.time_scale
             )

@@ -14,12 +14,12 @@ opening one never blocks (a FIFO at a target path would stall the event loop).
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from scenarist.errors import ScenaristError
+from scenarist.files import read_regular_bytes
 
 GIT_TIMEOUT_S = 10
 
@@ -51,14 +51,7 @@ def confine(root: str | os.PathLike[str], path: str | os.PathLike[str], *, what:
 def read_regular_file(path: str | os.PathLike[str]) -> str:
     """A regular file's text (invalid UTF-8 replaced), opened without blocking: a FIFO or a
     device is an ``OSError``, so is a file over :data:`MAX_READ_BYTES`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_READ_BYTES:
-            raise OSError(f"{path} is larger than {MAX_READ_BYTES // 2**20} MiB")
-        return handle.read(MAX_READ_BYTES).decode("utf-8", "replace")
+    return read_regular_bytes(path, MAX_READ_BYTES).decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)

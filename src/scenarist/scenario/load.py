@@ -8,10 +8,10 @@ reported as an issue too, so callers can rely on the one exception type).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from scenarist.files import FileTooLarge, NotRegularFile, read_regular_bytes
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.events import parse_timeline
 from scenarist.scenario.model import Event, Scenario, SessionStart, UserEdits, UserInputs
@@ -171,15 +171,14 @@ def _read(path: Path) -> str:
     such as /dev/zero would block or never end), opened without blocking."""
     file = str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            mode = os.fstat(f.fileno()).st_mode
-            if stat.S_ISDIR(mode):
-                raise IsADirectoryError
-            if not stat.S_ISREG(mode):
-                raise ScenarioError([Issue(file, 1, 1, "", "not a regular file",
-                                           "pass a scenario file (.yaml)")])
-            raw = f.read(MAX_FILE_BYTES + 1)
+        raw = read_regular_bytes(path, MAX_FILE_BYTES)
+    except NotRegularFile:
+        raise ScenarioError([Issue(file, 1, 1, "", "not a regular file",
+                                   "pass a scenario file (.yaml)")]) from None
+    except FileTooLarge:
+        raise ScenarioError([Issue(file, 1, 1, "", f"the file is larger than "
+                                   f"{MAX_FILE_BYTES // 2**20} MiB, the most a scenario may be",
+                                   "split it, or move media into files next to it")]) from None
     except FileNotFoundError:
         raise ScenarioError([Issue(file, 1, 1, "", "no such file", "check the path")]) from None
     except IsADirectoryError:
@@ -188,10 +187,6 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise ScenarioError([Issue(file, 1, 1, "", f"cannot read the file: {exc.strerror}",
                                    "check permissions")]) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError([Issue(file, 1, 1, "", f"the file is larger than "
-                                   f"{MAX_FILE_BYTES // 2**20} MiB, the most a scenario may be",
-                                   "split it, or move media into files next to it")])
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
