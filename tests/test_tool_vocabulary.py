@@ -33,7 +33,7 @@ from scenarist.scenario import (
 from scenarist.scenario.schema import scenario_schema
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Frobnicate:
     """Frobnicate a target (a tool only this test knows)."""
 
@@ -126,7 +126,7 @@ def test_fake_codex_plays_it_as_a_tool_call(frobnicate: type[Frobnicate]) -> Non
 
 
 def test_a_clashing_declaration_fails_at_once() -> None:
-    @dataclass(frozen=True, slots=True)
+    @dataclass(slots=True)
     class Shell:
         name: ClassVar[str] = "shell"
         aliases: ClassVar[tuple[str, ...]] = ("run_cmd",)
@@ -135,7 +135,7 @@ def test_a_clashing_declaration_fails_at_once() -> None:
     with pytest.raises(ValueError, match="'run_cmd' is already RunCmd's"):
         register(Shell)
 
-    @dataclass(frozen=True, slots=True)
+    @dataclass(slots=True)
     class Odd:
         name: ClassVar[str] = "odd"
         when: complex

@@ -16,7 +16,7 @@ from scenarist.scenario.model import Assert
 from scenarist.scenario.tools import Tool, tool_args, tool_from_args
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TimedText:
     """A piece of thinking or answer text, due ``at_ms`` after the turn starts (unscaled)."""
 
@@ -24,7 +24,7 @@ class TimedText:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolAction:
     """A tool call in the scenario's own vocabulary: ``runCmd``, ``writeFile``, ... or any
     ``agentToolUse`` tool name, with its arguments as the format spells them. ``call`` is its
@@ -35,7 +35,7 @@ class ToolAction:
     call: Tool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "call", tool_from_args(self.tool, self.args))
+        self.call = tool_from_args(self.tool, self.args)
 
     @classmethod
     def of(cls, record: Tool) -> ToolAction:
@@ -43,7 +43,7 @@ class ToolAction:
         return cls(record.name, tool_args(record))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EditAction:
     """``agentEdits``: a real edit of ``path`` with the scenario's text, or deterministic text
     with exactly ``lines_added``/``lines_removed`` lines."""
@@ -58,7 +58,7 @@ class EditAction:
 Action = ToolAction | EditAction
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ScriptedError:
     """An ``error`` element: answered as HTTP ``status`` in the API's own error body."""
 
@@ -69,7 +69,7 @@ class ScriptedError:
     retry_after_seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Check:
     """One ``assert`` event that must hold before the next turn is served (as loaded, typed)."""
 
@@ -77,7 +77,7 @@ class Check:
     label: str = "assert"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ModelTurn:
     """What one API response carries."""
 
@@ -108,7 +108,7 @@ class ModelTurn:
         return f"turn {self.index}: " + (", ".join(bits) or "empty answer")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Segment:
     """The model turns that answer one user prompt (``prompt`` None: before any userInputs)."""
 
@@ -119,7 +119,7 @@ class Segment:
 ApiStyle = Literal["openai", "anthropic"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Script:
     """One scenario, ready to serve."""
 
@@ -133,8 +133,7 @@ class Script:
     has_errors: bool = field(init=False, default=False)  # any scripted error turn
 
     def __post_init__(self) -> None:
-        errors = any(t.error is not None for s in self.segments for t in s.turns)
-        object.__setattr__(self, "has_errors", errors)
+        self.has_errors = any(t.error is not None for s in self.segments for t in s.turns)
 
     @property
     def effective_initial_prompt(self) -> str | None:

@@ -108,7 +108,7 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     if any(i.severity == "error" for i in final):
         raise ScenarioError(final)
     scenario.warnings.extend(final)
-    object.__setattr__(scenario, "compiled", timeline)  # cache: compile_timeline returns it
+    scenario.compiled = timeline  # cache: compile_timeline returns it
     return scenario
 
 

@@ -1,8 +1,15 @@
-"""The typed scenario: frozen records for sections, timeline events and content blocks.
+"""The typed scenario: records for sections, timeline events and content blocks.
 
-Frozen, slotted dataclasses (not pydantic) because loading thousands of scenarios must
-cost about as much as reading their YAML; the JSON Schema for editors is written out
-separately in :mod:`scenarist.scenario.schema`.
+Slotted dataclasses (not pydantic) because loading thousands of scenarios must cost about as
+much as reading their YAML; the JSON Schema for editors is written out separately in
+:mod:`scenarist.scenario.schema`. A loaded scenario is read-only by contract (front ends share
+it between requests and never assign to it), but the records are not ``frozen=True``: on
+CPython 3.11 that adds three generated methods per class, and every command pays for the
+classes at start-up. Measured on the 54 records here plus the tool vocabulary
+(``bench/bench_startup_ab.py``, counted in instructions with callgrind so that load on the
+machine does not blur it): ``scenarist llm`` start-up 1,142 M instructions frozen, 965 M not
+(the commit before the reshape: 813 M). Each record has a docstring for the same reason as for
+readers: without one, ``dataclass`` computes ``inspect.signature`` to write one.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
@@ -41,7 +48,7 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Annotations:
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -50,15 +57,19 @@ class Annotations:
     last_modified: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextContent:
+    """A text block (ACP ``ContentBlock`` of type ``text``)."""
+
     text: str
     annotations: Annotations | None = None
     type: Literal["text"] = "text"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Media:
+    """What image and audio blocks share: a MIME type and the bytes inline (``data``) or in a file (``path``)."""
+
     mime_type: str
     data: str | None = None  # base64, validated at load
     path: Path | None = None  # absolute (resolved against the scenario file), exists at load
@@ -73,33 +84,43 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageContent(_Media):
+    """An image block: base64 ``data`` or a ``path`` beside the scenario."""
+
     type: Literal["image"] = "image"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AudioContent(_Media):
+    """An audio block: base64 ``data`` or a ``path`` beside the scenario."""
+
     type: Literal["audio"] = "audio"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EmbeddedResource:
+    """The resource inside a ``resource`` block: its URI and its text or base64 ``blob``."""
+
     uri: str
     mime_type: str | None = None
     text: str | None = None
     blob: str | None = None  # base64
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResourceContent:
+    """A ``resource`` block: a resource embedded in the prompt or message."""
+
     resource: EmbeddedResource
     annotations: Annotations | None = None
     type: Literal["resource"] = "resource"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResourceLinkContent:
+    """A ``resource_link`` block: a reference to a resource the agent can fetch."""
+
     uri: str
     name: str
     mime_type: str | None = None
@@ -110,8 +131,10 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DiffContent:
+    """A ``diff`` block: a file's old and new text, as ACP tool calls carry it."""
+
     path: str  # absolute
     new_text: str
     old_text: str | None = None
@@ -119,15 +142,19 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlanEntry:
+    """One entry of an agent's plan (ACP ``PlanEntry``)."""
+
     content: str
     priority: Literal["high", "medium", "low"] = "medium"
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlanContent:
+    """A ``plan`` block: the agent's plan entries."""
+
     entries: tuple[PlanEntry, ...]
     annotations: Annotations | None = None
     type: Literal["plan"] = "plan"
@@ -153,7 +180,7 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextStep:
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -167,7 +194,7 @@ class TextStep:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LlmError:
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -181,13 +208,15 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProgressStep:
+    """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
+
     delay_ms: int
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExecEvent:
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -199,13 +228,15 @@ class ExecEvent:
     col: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolExecution:
+    """``toolExecution``: when the tool starts and what it prints, timed from that start."""
+
     start_time_ms: int
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UserInput:
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -222,41 +253,51 @@ class UserInput:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FileRead:
+    """One file of ``agentFileReads``, with the content the agent should see when given."""
+
     path: str
     expected_content: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PermissionOption:
+    """One choice offered by ``agentPermissionRequest`` (ACP ``PermissionOption``)."""
+
     option_id: str
     name: str
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PermissionDecision:
+    """The user's answer to a permission request: an option, or cancelled."""
+
     outcome: Literal["selected", "cancelled"]
     option_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JsonFileAssert:
+    """``assert.json.file``: the value at an RFC 6901 ``pointer`` of a JSON file equals ``equals``."""
+
     path: str
     pointer: str = ""
     equals: Json = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GitCommitAssert:
+    """``assert.git.commit``: the last commit's message contains this text."""
+
     message_contains: str
 
 
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Event:
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
@@ -268,7 +309,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -294,7 +335,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentToolUse(Event):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
@@ -320,8 +361,10 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentEdits(Event):
+    """The agent edits a file: its path, counts of lines changed and, when known, the texts."""
+
     path: str
     lines_added: int = 0
     lines_removed: int = 0
@@ -332,32 +375,40 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentPlan(Event):
+    """The agent announces or updates its plan."""
+
     entries: tuple[PlanEntry, ...]
     plan_update: bool = True
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SetMode(Event):
+    """The agent switches the session mode (ACP ``current_mode_update``)."""
+
     mode_id: str
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SetModel(Event):
+    """The agent switches the model (ACP ``session/set_model``)."""
+
     model_id: str
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentFileReads(Event):
+    """The agent reads files (one tool call per file)."""
+
     files: tuple[FileRead, ...]
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -368,34 +419,44 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserInputs(Event):
+    """The user's prompts, each at its own absolute time."""
+
     inputs: tuple[UserInput, ...]
     target: str | None = None
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserEdits(Event):
+    """The user applies a patch file to the workspace."""
+
     patch: str  # as written
     patch_path: Path  # resolved against the scenario file; exists at load
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserCommand(Event):
+    """The user runs a shell command (not an agent tool call)."""
+
     cmd: str
     cwd: str | None = None
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserCancelSession(Event):
+    """The user cancels the running turn (ACP ``session/cancel``)."""
+
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Initialize(Event):
+    """The ACP ``initialize`` exchange: what the client sends and expects back."""
+
     protocol_version: int = 1
     client_capabilities: Mapping[str, Json] = field(default_factory=dict)
     client_info: Mapping[str, Json] | None = None
@@ -403,15 +464,19 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SessionStart(Event):
+    """The boundary between history (replayed on load) and the live session."""
+
     session_id: str | None = None
     expected_prompt_response: Mapping[str, Json] | None = None
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Assert(Event):
+    """Checks at this point of the run: files, text, JSON values, the last git commit."""
+
     fs_exists: tuple[str, ...] = ()
     fs_not_exists: tuple[str, ...] = ()
     text_contains: tuple[str, ...] = ()
@@ -420,39 +485,51 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Screenshot(Event):
+    """Capture the terminal (or page) under ``label`` at this point."""
+
     label: str
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Log(Event):
+    """A line for the run's log at this point."""
+
     message: str
     level: str = "info"
     kind: ClassVar[str] = "log"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Status(Event):
+    """The session's status changes (for the session server's event stream)."""
+
     status: str
     kind: ClassVar[str] = "status"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Complete(Event):
+    """The task is complete, successfully or not (for the session server)."""
+
     success: bool = True
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Merge(Event):
+    """The task's branch is merged, or not (for the session server)."""
+
     merge: bool = True
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class BaseTimeDelta(Event):
+    """Advance the base time by ``ms`` for the events after it."""
+
     ms: int
     kind: ClassVar[str] = "baseTimeDelta"
 
@@ -460,14 +537,18 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RepoFile:
+    """One inline seed file of ``repo.files``, its bytes decoded."""
+
     path: str
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Repo:
+    """``repo``: the temporary git repository a runner prepares before playing."""
+
     init: bool = False
     branch: str | None = None
     dir: str | None = None
@@ -476,22 +557,26 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ah:
+    """``ah``: the Agent Harbor command a runner starts, with flags and environment."""
+
     cmd: str | None = None
     flags: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Server:
+    """``server``: which model server the scenario is played against and its API style."""
+
     mode: Literal["none", "mock", "real"] = "none"
     llm_api_style: Literal["openai", "anthropic"] = "openai"
     coalesce_thinking_with_tool_use: bool = True
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class McpServer:
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -504,8 +589,10 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AcpCapabilities:
+    """``acp.capabilities``: what the mock ACP agent advertises."""
+
     load_session: bool = False
     image: bool = False
     audio: bool = False
@@ -515,27 +602,33 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Acp:
+    """``acp``: ACP settings (capabilities, working folder, MCP servers)."""
+
     capabilities: AcpCapabilities | None = None
     cwd: str | None = None
     mcp_servers: tuple[McpServer, ...] = ()
     unstable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExpectArtifact:
+    """One file the run must leave, by type and glob pattern."""
+
     type: str
     pattern: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Expect:
+    """``expect``: the exit code and artifacts a run must end with."""
+
     exit_code: int | None = None
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scenario:
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 

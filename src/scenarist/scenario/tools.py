@@ -1,6 +1,6 @@
 """The tool vocabulary: one typed record per tool of the format, declared once.
 
-Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a frozen, slotted
+Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a slotted
 dataclass whose fields are the tool's arguments. The declaration is the only source of what
 the format knows about a tool: its name and old names (``name``/``aliases`` class variables),
 each argument's spelling in YAML when it differs from the field name, its old spellings, its
@@ -72,7 +72,7 @@ def register(cls: R) -> R:
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__}: a tool record needs a class variable name = '...'")
     if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(frozen=True, slots=True) "
+        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(slots=True) "
                         "below @register")
     spec = tool_spec(cls)
     for other in TOOLS.values():
@@ -102,7 +102,7 @@ class ArgError(ScenaristError, ValueError):
 _NO_DEFAULT: Any = dataclasses.MISSING
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Arg:
     """One argument as the format declares it, read off a record's field."""
 
@@ -181,7 +181,7 @@ _CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolSpec:
     """A tool record's declaration, read once: name, old names, arguments in field order."""
 
@@ -311,7 +311,7 @@ def tool_args(tool: Tool) -> dict[str, Json]:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunCmd:
     """Run a shell command."""
 
@@ -325,7 +325,7 @@ class RunCmd:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReadFile:
     """Read a file (``offset``/``limit`` in lines)."""
 
@@ -338,7 +338,7 @@ class ReadFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WriteFile:
     """Write ``content`` to a file (create or replace)."""
 
@@ -349,7 +349,7 @@ class WriteFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EditFile:
     """Replace ``old_string`` by ``new_string`` in a file (the first one, or all)."""
 
@@ -362,7 +362,7 @@ class EditFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Grep:
     """Search files for a pattern (the ``-A``/``-B``/``-C``/``-n``/``-i`` flags of grep)."""
 
@@ -382,7 +382,7 @@ class Grep:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ListDir:
     """List a directory (all levels with ``recursive``; ``pattern`` is a glob)."""
 
@@ -394,7 +394,7 @@ class ListDir:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Find:
     """Find files by name pattern."""
 
@@ -405,7 +405,7 @@ class Find:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Sed:
     """Run a sed expression on a file (in place with ``inplace``)."""
 
@@ -416,7 +416,7 @@ class Sed:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Task:
     """Hand a task to a sub-agent."""
 
@@ -427,7 +427,7 @@ class Task:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebFetch:
     """Fetch a URL (and ask ``prompt`` about it)."""
 
@@ -438,7 +438,7 @@ class WebFetch:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebSearch:
     """Search the web."""
 
@@ -450,7 +450,7 @@ class WebSearch:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TodoWrite:
     """Replace the agent's todo list (``todos``: the list of todo objects)."""
 
@@ -460,7 +460,7 @@ class TodoWrite:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NotebookEdit:
     """Edit a Jupyter notebook cell."""
 
@@ -474,7 +474,7 @@ class NotebookEdit:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExitPlanMode:
     """Leave plan mode with a plan."""
 
@@ -484,7 +484,7 @@ class ExitPlanMode:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BashOutput:
     """Read the output of a background shell (``filter``: a regular expression)."""
 
@@ -495,7 +495,7 @@ class BashOutput:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KillShell:
     """Kill a background shell."""
 
@@ -505,7 +505,7 @@ class KillShell:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SlashCommand:
     """Run a slash command (``/compact``)."""
 
@@ -514,7 +514,7 @@ class SlashCommand:
     command: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GenericTool:
     """A tool the vocabulary does not know: its name and arguments as written."""
 

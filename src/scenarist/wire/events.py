@@ -1,6 +1,6 @@
 """The neutral description of one model turn, shared by every wire encoder.
 
-A model turn is a sequence of small frozen events (message start, reasoning, text, tool calls,
+A model turn is a sequence of small events (message start, reasoning, text, tool calls,
 finish, error). Front ends produce them (from a scenario or a fake-model script); encoders turn
 them into one API's wire format. Each event carries ``at_ms``, its offset from the start of the
 response, so a server can pace a stream; nothing here sleeps or does I/O.
@@ -26,7 +26,7 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 DEFAULT_MODEL = "mock-model"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Usage:
     """Token counts of one turn (what the APIs report; nothing here is estimated)."""
 
@@ -40,7 +40,7 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageStart:
     """Opens the turn. ``input_tokens`` is reported up front (Anthropic's ``message_start``)."""
 
@@ -50,7 +50,7 @@ class MessageStart:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     """A piece of reasoning (Responses reasoning summary, Anthropic thinking)."""
 
@@ -58,7 +58,7 @@ class ReasoningDelta:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningEnd:
     """Ends a reasoning segment; ``signature`` is Anthropic's / Responses' encrypted content."""
 
@@ -66,13 +66,15 @@ class ReasoningEnd:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
+    """A piece of assistant text, as streamed."""
+
     text: str
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStart:
     """Opens a tool call; ``id`` is the call id the client echoes back with the result."""
 
@@ -82,7 +84,7 @@ class ToolCallStart:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     """A fragment of a call's input: JSON text for ``function``, raw text for ``custom``."""
 
@@ -91,13 +93,15 @@ class ToolCallDelta:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallEnd:
+    """A tool call's arguments are complete."""
+
     id: str
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finish:
     """Ends the turn. ``reason=None`` means: ``tool_calls`` if the turn made any, else ``stop``."""
 
@@ -106,7 +110,7 @@ class Finish:
     at_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Error:
     """A failure. First in a turn it is an HTTP error; later, an in-stream error event."""
 
@@ -142,11 +146,15 @@ def resolve_finish(reason: FinishReason | None, made_tool_calls: bool) -> Finish
 
 @dataclass(slots=True)
 class TextPart:
+    """Assistant text of a whole (non-streamed) response."""
+
     text: str = ""
 
 
 @dataclass(slots=True)
 class ReasoningPart:
+    """Reasoning text of a whole (non-streamed) response."""
+
     text: str = ""
     signature: str = ""
     done: bool = False
@@ -154,6 +162,8 @@ class ReasoningPart:
 
 @dataclass(slots=True)
 class ToolCallPart:
+    """A tool call of a whole (non-streamed) response."""
+
     id: str
     name: str
     kind: ToolKind = "function"
