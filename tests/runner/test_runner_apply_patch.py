@@ -124,6 +124,7 @@ timeline:
     assert (step.kind, step.index, step.outcome) == ("applyPatch", 0, "failed")
     assert step.message.startswith("git apply patches/fix_readme.patch failed: ")
     assert "patch does not apply" in step.message
+    assert step.message.endswith(f"(at {path}:8:5, timeline[0].applyPatch)")
     assert after.outcome == "passed"  # the run went on
     assert result.failures == [f"applyPatch patches/fix_readme.patch at 0 ms: {step.message}"]
     workspace = Path(result.log_dir) / "workspace"
@@ -145,7 +146,8 @@ timeline:
     refused, plain = result.steps
     assert refused.outcome == "failed"
     assert refused.message == ("applyPatch commit: true needs the workspace to be a git "
-                               "repository (set repo.init: true)")
+                               f"repository (set repo.init: true) (at {path}:7:5, "
+                               "timeline[0].applyPatch)")
     assert plain.outcome == "passed"  # without commit, a plain folder takes the patch
     workspace = Path(result.log_dir) / "workspace"
     assert (workspace / "README.md").read_text() == "# Calculater\n"

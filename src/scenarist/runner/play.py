@@ -60,6 +60,7 @@ from scenarist.scenario import (
     Assert,
     Beat,
     Complete,
+    Event,
     LlmResponse,
     Log,
     Merge,
@@ -448,24 +449,30 @@ class _Run:
         try:
             applied = apply_patch(self.workspace, event.patch_path, event.patch)
         except RunnerError as exc:
-            return stamp.result(event.patch, "failed", str(exc))
+            return stamp.result(event.patch, "failed", self._located(event, str(exc)))
         return stamp.result(event.patch, "passed", applied)
 
     def _apply_patch(self, event: ApplyPatch, stamp: _Stamp) -> StepResult:
         """Apply, then commit if asked; a commit that cannot happen fails the step before
         the patch touches anything."""
         if event.commit and not is_repository(self.workspace):
-            return stamp.result(event.path, "failed", "applyPatch commit: true needs the "
-                                "workspace to be a git repository (set repo.init: true)")
+            return stamp.result(event.path, "failed", self._located(
+                event, "applyPatch commit: true needs the workspace to be a git repository "
+                "(set repo.init: true)"))
         try:
             applied = apply_patch(self.workspace, event.patch_path, event.path)
             if not event.commit:
                 return stamp.result(event.path, "passed", applied)
             commit = commit_all(self.workspace, event.commit_message)
         except RunnerError as exc:
-            return stamp.result(event.path, "failed", str(exc))
+            return stamp.result(event.path, "failed", self._located(event, str(exc)))
         return stamp.result(event.path, "passed",
                             f"{applied}; committed {commit} {event.commit_message!r}")
+
+    def _located(self, event: Event, message: str) -> str:
+        """``message`` with where the event is written (file:line:col and key path)."""
+        file = self.scenario.source_path or self.scenario.name
+        return f"{message} (at {file}:{event.line}:{event.col}, {event.key_path})"
 
     def _user_command(self, event: UserCommand, stamp: _Stamp) -> StepResult:
         cwd = inside(self.workspace, event.cwd or ".", "userCommand cwd")
