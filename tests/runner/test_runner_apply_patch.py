@@ -10,7 +10,10 @@ from pathlib import Path
 
 from runnerkit import write_scenario
 
+from scenarist.acp.turns import AGENT_KINDS, CLIENT_KINDS
 from scenarist.runner import RunResult
+from scenarist.runner.play import PLAYED_KINDS
+from scenarist.scenario import BEAT_KINDS
 
 Run = Callable[..., RunResult]
 
@@ -153,3 +156,11 @@ timeline:
     assert (workspace / "README.md").read_text() == "# Calculater\n"
     assert (workspace / "hello.py").is_file()
     assert not (workspace / ".git").exists()
+
+
+def test_every_beat_kind_has_a_player() -> None:
+    """A new event kind must be classified on purpose: the test executor plays it, or it is
+    an ACP agent or client beat, or it shapes the ACP session (handshake, boundary)."""
+    session = {"initialize", "sessionStart"}
+    assert set(BEAT_KINDS) - PLAYED_KINDS - AGENT_KINDS - CLIENT_KINDS == session
+    assert "applyPatch" in PLAYED_KINDS and "applyPatch" not in AGENT_KINDS | CLIENT_KINDS
