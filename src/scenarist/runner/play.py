@@ -12,10 +12,10 @@ the last few milliseconds are the schedule's own precise wait.
 
 What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
 patch with ``git apply``, ``applyPatch`` too and, with ``commit``, commits the workspace with
-the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in the workspace, ``assert``
-and ``screenshot`` wait for the screen to settle (bounded) and check or capture it
-(:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status`` update the run's
-in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent events belong to the
+the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in
+the workspace, ``assert`` and ``screenshot`` wait for the screen to settle (bounded) and
+check or capture it (:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status``
+update the run's in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent events belong to the
 agent (the mock agent, or ``scenarist llm`` for a real one) and are not played here.
 
 Directories (``target`` defaults to ``./target``)::
@@ -79,7 +79,8 @@ __all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
 
 #: Beat kinds the runner plays; the others belong to the agent.
 PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand",
-                          "userCancelSession", "assert", "screenshot", "log", "status", "complete", "merge"})
+                          "userCancelSession", "assert", "screenshot", "log", "status",
+                          "complete", "merge"})
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
