@@ -15,8 +15,9 @@ patch with ``git apply``, ``applyPatch`` too and, with ``commit``, commits the w
 the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in
 the workspace, ``assert`` and ``screenshot`` wait for the screen to settle (bounded) and
 check or capture it (:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status``
-update the run's in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent events belong to the
-agent (the mock agent, or ``scenarist llm`` for a real one) and are not played here.
+update the run's in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent
+events belong to the agent (the mock agent, or ``scenarist llm`` for a real one) and are not
+played here.
 
 Directories (``target`` defaults to ``./target``)::
 
