@@ -94,6 +94,21 @@ def test_tool_tour_really_acts_on_the_workspace(tmp_path: Path) -> None:
     assert "(simulated)" in out and "⎿ (no scripted result) (simulated)" in out
 
 
+def test_user_patches_are_left_to_the_test_executor(tmp_path: Path) -> None:
+    """rich-content's userEdits and applyPatch are the executor's: the agent, sharing the
+    workspace with it, must not apply them a second time."""
+    work = tmp_path / "work"
+    work.mkdir()
+    seed(work, EXAMPLES / "rich-content.yaml")
+    before = sorted(p.name for p in work.iterdir())
+    result = agent("--scenario", EXAMPLES / "rich-content.yaml", "--workspace", work,
+                   "--speed", "0.01")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in work.iterdir()) == before  # no hello.py from applyPatch
+    assert (work / "README.md").read_text() == "# Calculater\n"  # nor userEdits' fix
+    assert "add_file.patch" not in result.stdout
+
+
 def _hostile(name: str, tmp_path: Path) -> tuple[Path, Path, Path]:
     """A workspace, an outside directory with a victim file, and the scenario to play."""
     work, outside = tmp_path / "work", tmp_path / "outside"

@@ -97,3 +97,19 @@ def test_webui_dialect_rules() -> None:
                                     "message": "Assistant: hi"})
     name, data = webui_event({"type": "error", "message": "boom", "ts": "T"}, "S") or ("", {})
     assert (name, data["level"]) == ("log", "error")
+
+
+def test_apply_patch_is_a_user_log_naming_the_patch_and_its_commit(tmp_path: Path) -> None:
+    """Simulation mode streams the user's actions, and changes no file (no executor here)."""
+    (tmp_path / "fix.patch").write_text("--- a/x\n+++ b/x\n")
+    scenario = load_scenario_text(
+        "name: t\ntimeline:\n  - applyPatch: {path: fix.patch, commit: true, message: Fix}\n"
+        "  - applyPatch: {path: fix.patch}\n", path=tmp_path / "t.yaml")
+    logs = [p.body for p in plan_session(compile_timeline(scenario)) if p.body["type"] == "log"]
+    assert logs == [
+        {"type": "log", "level": "info", "message": "apply patch: fix.patch",
+         "tool_execution_id": None, "source": "applyPatch", "commit": "Fix"},
+        {"type": "log", "level": "info", "message": "apply patch: fix.patch",
+         "tool_execution_id": None, "source": "applyPatch"},
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fix.patch"]

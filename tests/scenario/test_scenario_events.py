@@ -229,9 +229,9 @@ def test_item_shape_errors() -> None:
 
 
 def test_unknown_event_and_keys_are_warnings_or_strict_errors() -> None:
-    text = timeline("- applyPatch: {path: x}\n- log: {message: a, colour: red}\n", "name: t\nextra: 1\n")
+    text = timeline("- frobnicate: {path: x}\n- log: {message: a, colour: red}\n", "name: t\nextra: 1\n")
     s = load(text)
-    assert sorted(w.path for w in s.warnings) == ["extra", "timeline[0].applyPatch", "timeline[1].log.colour"]
+    assert sorted(w.path for w in s.warnings) == ["extra", "timeline[0].frobnicate", "timeline[1].log.colour"]
     assert len(errors(text, strict=True)) == 3
 
 

@@ -25,6 +25,8 @@ AGENT_KINDS = frozenset({"think", "assistant", "error", "agentToolUse", "progres
                          "agentFileReads", "agentPermissionRequest", "userCancelSession"})
 #: beats the client originates (acp-test sends them)
 CLIENT_KINDS = frozenset({"userInputs", "setMode", "setModel", "userCancelSession"})
+# Neither: the harness's beats (userEdits, applyPatch, userCommand, assert, screenshot, log,
+# ...) have no ACP message; a test executor plays them in the workspace, not over the wire.
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@ against one absolute start (``--speed`` is applied there and only there). The ag
 beats are handled here: ``think``/``assistant``/``error`` are shown, a tool call runs when
 it starts and its result is shown and compared when the scenario says it ends, an
 ``agentEdits`` edits the file, ``agentPlan`` and ``log`` are shown. The test executor's
-events (``assert``, ``screenshot``, ``userEdits``, ``userCommand``, ``complete``, ...) are
-not the agent's and are skipped.
+events (``assert``, ``screenshot``, ``userEdits``, ``applyPatch``, ``userCommand``,
+``complete``, ...) are not the agent's and are skipped: the executor changes the workspace
+the agent shares with it, so a patch the agent applied too would be applied twice.
 
 A ``userInputs`` beat takes the user's prompt: the PROMPT argument for the first one, then a
 line typed at the terminal when stdin is one (as many lines as the scripted prompt has), or

@@ -8,8 +8,10 @@ output → output deltas, its result → exec end with that output and exit code
 ``agentEdits``, ``WriteFile`` and ``EditFile`` → patch events (an edit as the unified diff
 of its old text to its new text); ``WebSearch`` → web search events; any other tool
 (``GenericTool`` or a tool declared later) → an MCP call with the format's arguments;
-``agentPlan`` → ``plan_update``. The gaps between beats become pauses, scaled by
-``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
+``agentPlan`` → ``plan_update``. The test executor's events (``userEdits``,
+``applyPatch``, ``userCommand``, ``assert``, ...) become nothing: Codex's own patch events
+are for the agent's edits, and a harness patch is not one. The gaps between beats become
+pauses, scaled by ``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
 interactive run plays one turn per line it reads; a single prompt plays them all.
 """
 

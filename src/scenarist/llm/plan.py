@@ -14,8 +14,8 @@ something a model is asked for), taken event by event in timeline order:
 - ``assert`` events are checked before the next model turn (those after the last turn are
   kept as ``final_checks``), as the typed :class:`~scenarist.scenario.model.Assert`.
 
-Everything else (screenshots, logs, user commands, ACP-only events) is not the model's
-business and is skipped.
+Everything else (screenshots, logs, user commands, ``userEdits``/``applyPatch`` patches,
+ACP-only events) is not the model's business and is skipped: the test executor plays them.
 """
 
 from __future__ import annotations

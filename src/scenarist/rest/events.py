@@ -25,6 +25,7 @@ from scenarist.rest.tools import tool_call
 from scenarist.scenario import (
     AgentEdits,
     AgentToolUse,
+    ApplyPatch,
     Beat,
     Complete,
     LlmError,
@@ -152,6 +153,9 @@ def beat_events(beat: Beat) -> Iterator[Body]:
         yield _log(event.message, level=_level(event.level), source="scenario")
     elif isinstance(event, UserCommand):
         yield _log(f"user command: {event.cmd}", source="userCommand", cwd=event.cwd)
+    elif isinstance(event, ApplyPatch):
+        yield _log(f"apply patch: {event.path}", source="applyPatch",
+                   commit=event.commit_message if event.commit else None)
     elif kind not in ("sessionStart", "initialize"):
         yield _log(_marker(beat), level="debug", source=kind)
 

@@ -11,11 +11,13 @@ Time: the beats are paced by a :class:`scenarist.play.Schedule` (one absolute st
 the last few milliseconds are the schedule's own precise wait.
 
 What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
-patch with ``git apply``, ``userCommand`` runs a shell command in the workspace, ``assert``
-and ``screenshot`` wait for the screen to settle (bounded) and check or capture it
-(:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status`` update the run's
-in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent events belong to the
-agent (the mock agent, or ``scenarist llm`` for a real one) and are not played here.
+patch with ``git apply``, ``applyPatch`` too and, with ``commit``, commits the workspace with
+the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in
+the workspace, ``assert`` and ``screenshot`` wait for the screen to settle (bounded) and
+check or capture it (:mod:`.asserts`, :mod:`.screen`), ``complete``/``merge``/``status``
+update the run's in-memory session database (:mod:`.sessions`), ``log`` is logged. Agent
+events belong to the agent (the mock agent, or ``scenarist llm`` for a real one) and are not
+played here.
 
 Directories (``target`` defaults to ``./target``)::
 
@@ -46,11 +48,20 @@ from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult,
 from scenarist.runner.screen import ScreenCapture, golden_diff, golden_text
 from scenarist.runner.sessions import SessionStore
 from scenarist.runner.terminal import Terminal, TerminalTimeout
-from scenarist.runner.workspace import GIT_ENV, inside, prepare_workspace
+from scenarist.runner.workspace import (
+    GIT_ENV,
+    apply_patch,
+    commit_all,
+    inside,
+    is_repository,
+    prepare_workspace,
+)
 from scenarist.scenario import (
+    ApplyPatch,
     Assert,
     Beat,
     Complete,
+    Event,
     LlmResponse,
     Log,
     Merge,
@@ -68,8 +79,9 @@ from scenarist.scenario import (
 __all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
 
 #: Beat kinds the runner plays; the others belong to the agent.
-PLAYED_KINDS = frozenset({"userInputs", "userEdits", "userCommand", "userCancelSession",
-                          "assert", "screenshot", "log", "status", "complete", "merge"})
+PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand",
+                          "userCancelSession", "assert", "screenshot", "log", "status",
+                          "complete", "merge"})
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
@@ -364,6 +376,8 @@ class _Run:
             return stamp.result(entry.text, "passed", how)
         if isinstance(event, UserEdits):
             return self._user_edits(event, stamp)
+        if isinstance(event, ApplyPatch):
+            return self._apply_patch(event, stamp)
         if isinstance(event, UserCommand):
             return self._user_command(event, stamp)
         if isinstance(event, Assert):
@@ -434,13 +448,33 @@ class _Run:
                       golden=str(path), diff=diff)
 
     def _user_edits(self, event: UserEdits, stamp: _Stamp) -> StepResult:
-        done = subprocess.run(["git", "apply", "--verbose", str(event.patch_path)],
-                              cwd=self.workspace, env={**os.environ, **GIT_ENV},
-                              capture_output=True, text=True, timeout=60, check=False)
-        if done.returncode != 0:
-            return stamp.result(event.patch, "failed",
-                          f"git apply {event.patch} failed: {done.stderr.strip()}")
-        return stamp.result(event.patch, "passed", done.stderr.strip())
+        try:
+            applied = apply_patch(self.workspace, event.patch_path, event.patch)
+        except RunnerError as exc:
+            return stamp.result(event.patch, "failed", self._located(event, str(exc)))
+        return stamp.result(event.patch, "passed", applied)
+
+    def _apply_patch(self, event: ApplyPatch, stamp: _Stamp) -> StepResult:
+        """Apply, then commit if asked; a commit that cannot happen fails the step before
+        the patch touches anything."""
+        if event.commit and not is_repository(self.workspace):
+            return stamp.result(event.path, "failed", self._located(
+                event, "applyPatch commit: true needs the workspace to be a git repository "
+                "(set repo.init: true)"))
+        try:
+            applied = apply_patch(self.workspace, event.patch_path, event.path)
+            if not event.commit:
+                return stamp.result(event.path, "passed", applied)
+            commit = commit_all(self.workspace, event.commit_message)
+        except RunnerError as exc:
+            return stamp.result(event.path, "failed", self._located(event, str(exc)))
+        return stamp.result(event.path, "passed",
+                            f"{applied}; committed {commit} {event.commit_message!r}")
+
+    def _located(self, event: Event, message: str) -> str:
+        """``message`` with where the event is written (file:line:col and key path)."""
+        file = self.scenario.source_path or self.scenario.name
+        return f"{message} (at {file}:{event.line}:{event.col}, {event.key_path})"
 
     def _user_command(self, event: UserCommand, stamp: _Stamp) -> StepResult:
         cwd = inside(self.workspace, event.cwd or ".", "userCommand cwd")

@@ -21,7 +21,8 @@ from pathlib import Path
 from scenarist.runner.errors import RunnerError
 from scenarist.scenario import Repo
 
-__all__ = ["GIT_ENV", "inside", "prepare_workspace", "run_git"]
+__all__ = ["GIT_ENV", "apply_patch", "commit_all", "inside", "is_repository", "prepare_workspace",
+           "run_git"]
 
 #: Environment for every git command the runner runs: no user/system config, fixed identity.
 GIT_ENV: Mapping[str, str] = {
@@ -57,6 +58,43 @@ def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     if done.returncode != 0:
         raise RunnerError(f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}")
     return done
+
+
+def is_repository(root: Path) -> bool:
+    """Whether ``root`` is the top of a git work tree (not a folder inside some other
+    repository, whose commits a test must never touch)."""
+    try:
+        top = run_git(root, "rev-parse", "--show-toplevel").stdout.strip()
+    except RunnerError:
+        return False
+    return Path(top).resolve() == root.resolve()
+
+
+def apply_patch(root: Path, patch: Path, written: str) -> str:
+    """``git apply`` the file ``patch`` (``written`` as the scenario names it) in ``root``:
+    what git reports (the files it touched), or :class:`RunnerError` saying why it did not
+    apply. Outside a repository git applies it to the plain files, as ``patch`` would."""
+    try:
+        done = subprocess.run(["git", "apply", "--verbose", str(patch)], cwd=root,
+                              env={**os.environ, **GIT_ENV}, capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RunnerError(f"cannot run git apply {written}: {exc}; is git installed?") from exc
+    if done.returncode != 0:
+        raise RunnerError(f"git apply {written} failed: {done.stderr.strip()}")
+    return done.stderr.strip()
+
+
+def commit_all(root: Path, message: str) -> str:
+    """Commit everything in the repository ``root`` (``git add -A``) with the fixed identity
+    and dates of :data:`GIT_ENV`, so the commit id is the same on every run; the new commit's
+    short id. :class:`RunnerError` when ``root`` is no repository or git fails."""
+    if not is_repository(root):
+        raise RunnerError(f"cannot commit: the workspace {root} is not a git repository "
+                          "(set repo.init: true in the scenario)")
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", message)
+    return run_git(root, "rev-parse", "--short", "HEAD").stdout.strip()
 
 
 def prepare_workspace(repo: Repo | None, root: Path) -> None:

@@ -34,6 +34,7 @@ from scenarist.scenario.model import (
     AgentToolUse,
     Ah,
     Annotations,
+    ApplyPatch,
     Assert,
     AudioContent,
     BaseTimeDelta,
@@ -112,8 +113,8 @@ from scenarist.scenario.tools import (
 
 __all__ = [
     "BEAT_KINDS", "ENV_VAR", "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads",
-    "AgentPermissionRequest", "AgentPlan", "AgentToolUse", "Ah", "Annotations", "Assert",
-    "AudioContent", "BaseTimeDelta", "Beat", "Complete", "ContentBlock", "DiffContent",
+    "AgentPermissionRequest", "AgentPlan", "AgentToolUse", "Ah", "Annotations", "ApplyPatch",
+    "Assert", "AudioContent", "BaseTimeDelta", "Beat", "Complete", "ContentBlock", "DiffContent",
     "EmbeddedResource", "Event", "ExecEvent", "Expect", "ExpectArtifact", "FileRead",
     "GitCommitAssert", "ImageContent", "Initialize", "Issue", "JsonFileAssert", "LlmError",
     "LlmResponse", "Log", "McpServer", "Merge", "PermissionDecision", "PermissionOption",

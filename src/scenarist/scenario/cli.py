@@ -67,6 +67,7 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
     """A beat as JSON: at_ms, kind, index, live, plus what the step or event says."""
     from scenarist.scenario.model import (
         AgentToolUse,
+        ApplyPatch,
         ExecEvent,
         LlmError,
         ProgressStep,
@@ -100,6 +101,8 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
         value = getattr(event, _EVENT_TEXT[beat.kind], None)
         if value is not None:
             out["text"] = value
+        if isinstance(event, ApplyPatch) and event.commit:
+            out["commit"] = event.commit_message
     elif isinstance(event, AgentToolUse):
         out["tool"] = event.tool.name
         out["tool_call_id"] = event.tool_call_id
@@ -115,7 +118,8 @@ def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
 
 _EVENT_TEXT = {"status": "status", "log": "message", "screenshot": "label", "agentEdits": "path",
                "userCommand": "cmd", "setMode": "mode_id", "setModel": "model_id",
-               "sessionStart": "session_id", "userEdits": "patch"}
+               "sessionStart": "session_id", "userEdits": "patch",
+               "applyPatch": "path"}  # with "commit": its message when it commits
 
 
 def _jsonable(value: Any) -> bool:
@@ -139,6 +143,8 @@ def _summary(entry: dict[str, Any]) -> str:
                 detail = entry["args"] if "args" in entry else {
                     k: entry[k] for k in ("status", "result") if entry.get(k) is not None}
                 text = f"{value} {json.dumps(detail, ensure_ascii=False)}"
+            if "commit" in entry:
+                text += f" → commit {entry['commit']!r}"
             text = " ".join(text.split())
             return text if len(text) <= 70 else text[:67] + "..."
     return ""

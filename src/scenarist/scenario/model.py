@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads", "AgentPermissionRequest",
-    "AgentPlan", "AgentToolUse", "Ah", "Annotations", "Assert", "AudioContent",
+    "AgentPlan", "AgentToolUse", "Ah", "Annotations", "ApplyPatch", "Assert", "AudioContent",
     "BaseTimeDelta", "Complete", "ContentBlock", "DiffContent", "EmbeddedResource", "Event",
     "ExecEvent", "Expect", "ExpectArtifact", "FileRead", "GitCommitAssert", "ImageContent",
     "Initialize", "JsonFileAssert", "LlmError", "LlmResponse", "Log", "McpServer", "Merge",
@@ -435,6 +435,23 @@ class UserEdits(Event):
     patch: str  # as written
     patch_path: Path  # resolved against the scenario file; exists at load
     kind: ClassVar[str] = "userEdits"
+
+
+@dataclass(slots=True, kw_only=True)
+class ApplyPatch(Event):
+    """The harness applies a patch to the workspace and, with ``commit``, commits the result
+    (``git add -A`` and ``git commit``), so later steps start from a known commit."""
+
+    path: str  # as written
+    patch_path: Path  # resolved against the scenario file; inside its folder, exists at load
+    commit: bool = False
+    message: str | None = None  # the commit message; only read with ``commit``
+    kind: ClassVar[str] = "applyPatch"
+
+    @property
+    def commit_message(self) -> str:
+        """``message``, else one that names the patch."""
+        return self.message if self.message is not None else f"Apply {self.path}"
 
 
 @dataclass(slots=True, kw_only=True)

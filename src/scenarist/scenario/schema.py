@@ -203,6 +203,11 @@ def _timeline_item() -> Schema:
                {"target": {"enum": list(TARGETS)}}),
         _event("userEdits", {"anyOf": [s, {"type": "object", "properties": {"patch": s},
                                             "required": ["patch"]}]}, "apply a patch file"),
+        _event("applyPatch", {"type": "object", "properties": {
+            "path": {"type": "string", "minLength": 1}, "commit": {"type": "boolean"},
+            "message": {"type": "string", "minLength": 1}, "_meta": _ref("meta")},
+            "required": ["path"]},
+            "apply a patch file and, with commit: true, commit the workspace (git add -A)"),
         _event("userCommand", {"anyOf": [s, {"type": "object", "properties": {"cmd": s, "cwd": s},
                                               "required": ["cmd"]}]}, "the user runs a command"),
         _event("userCancelSession", flag, "ACP session/cancel"),

@@ -60,6 +60,7 @@ BEAT_KINDS: dict[str, str] = {
     "setModel": "the client switches model (event: SetModel)",
     "userInputs": "one prompt sent by the user (step: UserInput)",
     "userEdits": "the user applies a patch (event: UserEdits)",
+    "applyPatch": "the harness applies a patch and may commit it (event: ApplyPatch)",
     "userCommand": "the user runs a command (event: UserCommand)",
     "userCancelSession": "the user cancels the turn (event: UserCancelSession)",
     "initialize": "the ACP initialize handshake (event: Initialize)",

@@ -27,7 +27,8 @@ _READERS: dict[str, Handler] = {**llm.HANDLERS, **tool_use.HANDLERS, **agent.HAN
 #: the spec's tools are agent events too (tools declared later count as well: see _is_agent)
 AGENT_EVENTS = ("llmResponse", "agentToolUse", "agentEdits", "agentPlan", "setMode", "setModel",
                 "agentFileReads", "agentPermissionRequest", *TOOLS)
-USER_EVENTS = ("userInputs", "userEdits", "userCommand", "userCancelSession")
+#: applyPatch changes the workspace from outside the agent, as userEdits does
+USER_EVENTS = ("userInputs", "userEdits", "applyPatch", "userCommand", "userCancelSession")
 CONTROL_EVENTS = ("initialize", "sessionStart", "assert", "screenshot", "log", "status",
                   "complete", "merge", "baseTimeDelta", "advanceMs")
 GROUPS = ("agentActions", "userActions")

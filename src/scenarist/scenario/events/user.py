@@ -1,5 +1,9 @@
 """The user's events: ``userInputs`` (prompts, checked against the ACP capabilities),
-``userEdits``, ``userCommand`` and ``userCancelSession``."""
+``userEdits``, ``applyPatch``, ``userCommand`` and ``userCancelSession``.
+
+``applyPatch`` (the spec's top-level example) is read here because it is a ``userEdits``
+that may also commit: a change to the workspace that comes from outside the agent, played
+by the test executor."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from scenarist.scenario.content import parse_content
 from scenarist.scenario.events.context import Handler, ItemContext, read_time
 from scenarist.scenario.events.control import expected_response
 from scenarist.scenario.model import (
+    ApplyPatch,
     AudioContent,
     ContentBlock,
     DiffContent,
@@ -134,6 +139,33 @@ def user_edits(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, pat
                      patch_path=resolved)
 
 
+def apply_patch(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
+                ipath: str) -> Event | None:
+    """``{path, commit, message}``: the patch must lie in the scenario's folder (the rule of
+    media, :meth:`Report.local_path`); a ``message`` without ``commit: true`` is unused and
+    warned about."""
+    report = ctx.report
+    example = "{path: patches/fix.patch, commit: true, message: 'Apply fix'}"
+    d = ctx.as_mapping(value, item, key, path, example)
+    if d is None:
+        return None
+    report.unknown_keys(d, ("path", "commit", "message", "_meta"), path)
+    rel = report.string(d, "path", path, required=True, nonempty=True,
+                        example="patches/fix.patch")
+    resolved = None
+    if rel and rel.strip():
+        resolved = report.local_path(d, "path", path, rel, "patch file")
+    commit = report.boolean(d, "commit", path)
+    message = report.string(d, "message", path, nonempty=True, example="'Apply fix'")
+    if message is not None and not commit:
+        report.warn(d, "message", join(path, "message"),
+                    "'message' is used only when the patch is committed; it is ignored",
+                    "add 'commit: true' to commit the patch, or remove 'message'")
+    return ApplyPatch(**ctx.base(path, report.meta(d, path)), path=rel or "",
+                      patch_path=resolved or report.base_dir / (rel or ""), commit=commit,
+                      message=message)
+
+
 def user_command(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
                  ipath: str) -> Event | None:
     if isinstance(value, str):
@@ -157,6 +189,6 @@ def cancel(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: s
 
 
 HANDLERS: dict[str, Handler] = {
-    "userInputs": user_inputs, "userEdits": user_edits, "userCommand": user_command,
-    "userCancelSession": cancel,
+    "userInputs": user_inputs, "userEdits": user_edits, "applyPatch": apply_patch,
+    "userCommand": user_command, "userCancelSession": cancel,
 }
