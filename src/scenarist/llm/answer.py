@@ -254,6 +254,8 @@ class Answerer:
                 body = self.threads.expand(body)
             conv = read(request, notes, body)
             previous = previous_ref(request.api, conv)
+            if previous is not None:
+                notes["continues"] = conv.previous
             script = (self.continued(previous, request.api, conv.previous or "") if previous
                       else self.select(request, conv, notes).script)
             profile = self.profile(conv, notes)
@@ -320,12 +322,13 @@ class Answerer:
         notes: Notes = {"retrieve": response_id}
         try:
             ref = ref_of_id(response_id, "resp_")
-            found = None
-            if ref is not None:
-                found = find_turn(self.continued(ref, "responses", response_id), ref.turn)
-            if ref is None or found is None:
+            try:
+                script = self.continued(ref, "responses", response_id) if ref else None
+            except ContinuationError:
+                script = None
+            found = find_turn(script, ref.turn) if script and ref else None
+            if ref is None or script is None or found is None:
                 raise response_not_found(response_id, param=None)
-            script = self.continued(ref, "responses", response_id)
             turn = script.segments[found[0]].turns[found[1]]
             conv = Conversation("responses", ref.model, False, (), None, (), (), 0, 0, 0,
                                 one_call=ref.one_call)
