@@ -220,3 +220,20 @@ def test_ref_round_trips_and_rejects_foreign_tokens() -> None:
     assert decode_ref(encode_ref(ref)) == ref
     for token in ("", "nope", "!!!", encode_ref(ref)[:-3], "WzEsMiwzXQ"):
         assert decode_ref(token) is None
+
+
+def test_previous_response_id_with_the_next_prompt_opens_the_next_user_turn(serve: Any) -> None:
+    from scenarist.llm.script import ModelTurn, Script, Segment, TimedText
+
+    two = Script(name="two-prompts", prompt="first question", segments=(
+        Segment("first question", (ModelTurn(0, text=(TimedText(0, "first answer"),)),)),
+        Segment("second question", (ModelTurn(1, text=(TimedText(0, "second answer"),)),)),
+    ))
+    served = serve([two], speed=0.01)
+    client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="t", max_retries=0)
+    first = client.responses.create(model="mock-model", input="first question")
+    second = client.responses.create(model="mock-model", input="second question",
+                                     previous_response_id=first.id)
+    assert (first.output_text, second.output_text) == ("first answer", "second answer")
+    with pytest.raises(openai.ConflictError, match="complete"):
+        client.responses.create(model="mock-model", input="third", previous_response_id=second.id)

@@ -434,7 +434,8 @@ class MockModelServer:
 
 _SERVED = (
     "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
-    "/v1/messages/count_tokens; GET /v1/models, /health, /_scenarist/journal"
+    "/v1/messages/count_tokens; GET /v1/responses/{id}, /v1/models, /health, "
+    "/_scenarist/journal"
 )
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
