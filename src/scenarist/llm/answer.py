@@ -278,9 +278,8 @@ class Answerer:
                                             estimate_tokens(len(request.raw)), request.created,
                                             ref))
             notes["calls"] = list(encoded.calls)
-            notes["answer"] = token = encode_ref(ref)
-            if self.threads is not None and request.api == "messages":
-                self.threads.remember(body, f"msg_{token}")
+            if self.threads is not None and request.api == "messages" and "thread" in body:
+                self.threads.remember(body, f"msg_{encode_ref(ref)}")
             if self.strict:
                 strict(script, turn, tools, encoded)
             return Answer(encoded, notes)
