@@ -237,3 +237,22 @@ def test_previous_response_id_with_the_next_prompt_opens_the_next_user_turn(serv
     assert (first.output_text, second.output_text) == ("first answer", "second answer")
     with pytest.raises(openai.ConflictError, match="complete"):
         client.responses.create(model="mock-model", input="third", previous_response_id=second.id)
+
+
+def test_thread_fields_are_checked_like_the_rest_of_the_body(served: Any) -> None:
+    import httpx
+
+    for body in ([], {"model": "m", "max_tokens": 8, "messages": [], "thread": "create"},
+                 {"model": "m", "max_tokens": 8, "messages": [], "thread": {"type": "fork"}}):
+        answer = httpx.post(f"{served.url}/v1/messages", json=body)
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"]["type"] == "invalid_request_error"
+    client = anthropic.Anthropic(base_url=served.url, api_key="t", max_retries=0)
+    first = client.messages.create(model="mock-model", max_tokens=64, tools=ANTHROPIC_TOOLS,
+                                   messages=[{"role": "user", "content": PROMPT}],
+                                   extra_body={"thread": {"type": "create"}})
+    with pytest.raises(anthropic.BadRequestError, match="leave it out"):
+        client.messages.create(
+            model="mock-model", max_tokens=64, tools=ANTHROPIC_TOOLS,
+            messages=[{"role": "user", "content": "more"}],
+            extra_body={"thread": {"type": "continue", "previous_message_id": first.id}})

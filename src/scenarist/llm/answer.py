@@ -133,7 +133,6 @@ class Rendering(NamedTuple):
     created: int
     ref: TurnRef  # the answer's ids: scenario, conversation, turn, part
 
-
     @property
     def reads_files(self) -> bool:
         return any(_reads_files(a) for a in self.turn.actions)
@@ -286,8 +285,7 @@ class Answerer:
         except _Rejected as exc:
             return exc.rejection(notes)
         except ContinuationError as exc:
-            return Rejection(exc.status, exc.message, param=exc.param, notes=notes,
-                             code=exc.code, details=exc.details)
+            return _refused_continuation(exc, notes)
         except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
             return Rejection(403, f"scenarist: {exc}", notes=notes)
 
@@ -321,10 +319,7 @@ class Answerer:
         notes: Notes = {"retrieve": response_id}
         try:
             ref = ref_of_id(response_id, "resp_")
-            try:
-                script = self.continued(ref, "responses", response_id) if ref else None
-            except ContinuationError:
-                script = None
+            script = self.continued(ref, "responses", response_id) if ref else None
             found = find_turn(script, ref.turn) if script and ref else None
             if ref is None or script is None or found is None:
                 raise response_not_found(response_id, param=None)
@@ -338,9 +333,8 @@ class Answerer:
                                                 ref)), notes)
         except _Rejected as exc:
             return exc.rejection(notes)
-        except ContinuationError as exc:
-            return Rejection(exc.status, exc.message, param=exc.param, notes=notes,
-                             code=exc.code, details=exc.details)
+        except ContinuationError:  # GET answers 404 where a continuation answers 400
+            return _refused_continuation(response_not_found(response_id, param=None), notes)
 
     def check(self, script: Script, turn: ModelTurn, conv: Conversation, notes: Notes) -> None:
         """The asserts due before ``turn``, against the agent's workspace."""
@@ -374,6 +368,11 @@ class Answerer:
             raise _Rejected(409, f"scenarist: {exc}") from None
         except OSError as exc:  # a target that is no regular file, or too large to read
             raise _Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
+
+
+def _refused_continuation(exc: ContinuationError, notes: Notes) -> Rejection:
+    return Rejection(exc.status, exc.message, param=exc.param, notes=notes, code=exc.code,
+                     details=exc.details)
 
 
 def parse(request: ModelRequest) -> Any:

@@ -102,9 +102,11 @@ class ThreadFields:
     def __len__(self) -> int:
         return len(self._fields)
 
-    def expand(self, body: dict[str, Any]) -> dict[str, Any]:
+    def expand(self, body: Any) -> Any:
         """A ``continue`` body with its thread's ``system`` and ``tools`` put back (other
         bodies as they are); raises :class:`ContinuationError` for a thread not held."""
+        if not isinstance(body, dict):
+            return body  # the reader refuses it in the API's terms
         thread = body.get("thread")
         if not isinstance(thread, dict) or thread.get("type") != "continue":
             return body
