@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
+from contextlib import suppress
 from typing import Any
 
 from scenarist.errors import WireError
@@ -116,7 +117,8 @@ class ThreadFields:
         kept = self._fields.get(previous)
         if kept is None:
             raise thread_not_found(previous)
-        self._fields.move_to_end(previous)
+        with suppress(KeyError):  # dropped meanwhile by a worker thread (large bodies)
+            self._fields.move_to_end(previous)
         present = [k for k in CREATE_ONLY if k in body]
         if present:
             raise ContinuationError(
@@ -129,5 +131,6 @@ class ThreadFields:
         if not isinstance(body.get("thread"), dict):
             return
         self._fields[message_id] = {k: body[k] for k in CREATE_ONLY if k in body}
-        if len(self._fields) > self.limit:
-            self._fields.popitem(last=False)
+        while len(self._fields) > self.limit:
+            with suppress(KeyError):
+                self._fields.popitem(last=False)
