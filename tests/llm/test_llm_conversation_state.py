@@ -26,6 +26,8 @@ from agents import (
     function_tool,
     set_tracing_disabled,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from two_cities import PROMPT, WEATHER
 
 from scenarist.llm.ids import TurnRef, decode_ref, encode_ref
@@ -256,3 +258,10 @@ def test_thread_fields_are_checked_like_the_rest_of_the_body(served: Any) -> Non
             model="mock-model", max_tokens=64, tools=ANTHROPIC_TOOLS,
             messages=[{"role": "user", "content": "more"}],
             extra_body={"thread": {"type": "continue", "previous_message_id": first.id}})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_decode_ref_never_raises(token: str) -> None:
+    ref = decode_ref(token)
+    assert ref is None or decode_ref(encode_ref(ref)) == ref
