@@ -265,3 +265,23 @@ def test_thread_fields_are_checked_like_the_rest_of_the_body(served: Any) -> Non
 def test_decode_ref_never_raises(token: str) -> None:
     ref = decode_ref(token)
     assert ref is None or decode_ref(encode_ref(ref)) == ref
+
+
+@pytest.mark.parametrize("model_class", [OpenAIChatCompletionsModel, OpenAIResponsesModel])
+def test_agents_sdk_streamed_one_call_per_answer_and_previous_response_id(
+    served: Any, model_class: Any
+) -> None:
+    async def run() -> Any:
+        model = model_class(model="mock-model", openai_client=_client(served.url))
+        agent, asked = _agent(model, parallel=False)
+        chained = model_class is OpenAIResponsesModel
+        result = Runner.run_streamed(agent, PROMPT, auto_previous_response_id=chained)
+        async for _event in result.stream_events():
+            pass
+        return result.final_output, asked
+
+    final, asked = asyncio.run(run())
+    assert (final, asked) == ("Paris is sunnier than London today.", ["Paris", "London"])
+    requests = _model_requests(served)
+    assert [(r["status"], r["stream"], r.get("part", 0)) for r in requests] == [
+        (200, True, 0), (200, True, 1), (200, True, 0)]
