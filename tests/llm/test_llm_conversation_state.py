@@ -285,3 +285,33 @@ def test_agents_sdk_streamed_one_call_per_answer_and_previous_response_id(
     requests = _model_requests(served)
     assert [(r["status"], r["stream"], r.get("part", 0)) for r in requests] == [
         (200, True, 0), (200, True, 1), (200, True, 0)]
+
+
+def test_anthropic_python_tool_runner_continues_its_thread(served: Any) -> None:
+    from anthropic import beta_tool
+
+    asked: list[str] = []
+
+    @beta_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city.
+
+        Args:
+            city: the city
+        """
+        asked.append(city)
+        return f"weather in {city}"
+
+    client = anthropic.Anthropic(base_url=served.url, api_key="t", max_retries=0)
+    runner = client.beta.messages.tool_runner(
+        model="mock-model", max_tokens=256, tools=[get_weather],
+        messages=[{"role": "user", "content": PROMPT}])
+    final = runner.until_done()
+    assert [b.text for b in final.content if b.type == "text"] == [
+        "Paris is sunnier than London today."]
+    assert asked == ["Paris", "London"]
+    requests = [e for e in served.journal if e.get("api") == "messages"]
+    assert [r["status"] for r in requests] == [200, 200]
+    assert "continues" not in requests[0]
+    assert requests[1]["continues"].startswith("msg_")  # a thread continue: results only
+    assert (requests[1]["user_turns"], requests[1]["tool_results"]) == (0, 2)
