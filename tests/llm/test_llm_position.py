@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scenarist.llm.conversation import read_chat, read_messages, read_responses
-from scenarist.llm.position import PositionError, locate
+from scenarist.llm.ids import TurnRef
+from scenarist.llm.position import PositionError, continue_from, locate
 from scenarist.llm.script import ModelTurn, Script, ScriptedError, Segment, TimedText, ToolAction
 
 TWO_CALLS = Script(
@@ -112,3 +113,30 @@ def test_error_turns_are_stepped_over_once_served() -> None:
         seen.append(turn.index)
         served.add(turn.index)
     assert seen == [0, 1, 2]
+
+
+def test_one_call_per_answer_stands_at_the_turns_next_call() -> None:
+    body = {**_responses(fc("1", "x"), out("1")), "parallel_tool_calls": False}
+    position = locate(TWO_CALLS, read_responses(body))
+    assert (position.turn.index, position.part) == (0, 1)
+    both = {**_responses(fc("1", "x"), out("1"), fc("2", "y"), out("2")),
+            "parallel_tool_calls": False}
+    assert (locate(TWO_CALLS, read_responses(both)).turn.index, 0) == (1, 0)
+    first = {**_responses(), "parallel_tool_calls": False}
+    assert locate(TWO_CALLS, read_responses(first)).part == 0
+
+
+def test_continue_from_an_answer_moves_to_its_next_call_or_turn() -> None:
+    tail = read_responses({"model": "m", "input": [out("1")], "previous_response_id": "resp_x"})
+    one = read_responses({"model": "m", "input": [out("1")], "parallel_tool_calls": False})
+    assert continue_from(TWO_CALLS, TurnRef("two", "k", 0, 0), tail).turn.index == 1
+    assert continue_from(TWO_CALLS, TurnRef("two", "k", 0, 0), one).part == 1
+    assert continue_from(TWO_CALLS, TurnRef("two", "k", 0, 1), one).turn.index == 1
+    assert continue_from(TWO_CALLS, TurnRef("two", "k", 1, 0), tail).turn.index == 2
+    with pytest.raises(PositionError, match="no model turn left"):
+        continue_from(TWO_CALLS, TurnRef("two", "k", 2, 0), tail)
+    with pytest.raises(PositionError, match="no model turn 9"):
+        continue_from(TWO_CALLS, TurnRef("two", "k", 9, 0), tail)
+    prompt = read_responses({"model": "m", "input": "another prompt"})
+    with pytest.raises(PositionError, match="already answered the last one"):
+        continue_from(TWO_CALLS, TurnRef("two", "k", 2, 0), prompt)

@@ -34,6 +34,13 @@ import orjson
 
 from scenarist.errors import WireError
 from scenarist.llm.checks import Result, failures, run_check
+from scenarist.llm.continuation import (
+    ContinuationError,
+    ThreadFields,
+    previous_ref,
+    response_not_found,
+    thread_not_found,
+)
 from scenarist.llm.conversation import (
     Api,
     Conversation,
@@ -42,7 +49,8 @@ from scenarist.llm.conversation import (
     detect_profile,
     read_request,
 )
-from scenarist.llm.position import Position, PositionError, locate
+from scenarist.llm.ids import TurnRef, conversation_key, encode_ref, ref_of_id
+from scenarist.llm.position import Position, PositionError, continue_from, find_turn, locate
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
@@ -81,6 +89,8 @@ class Rejection:
     headers: Mapping[str, str] = field(default_factory=dict)
     notes: Notes = field(default_factory=dict)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
+    code: str | None = None  # OpenAI's error ``code``
+    details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +131,7 @@ class Rendering(NamedTuple):
     conv: Conversation
     input_tokens: int
     created: int
+    ref: TurnRef  # the answer's ids: scenario, conversation, turn, part
 
     @property
     def reads_files(self) -> bool:
@@ -136,8 +147,8 @@ class Rendering(NamedTuple):
     def key(self) -> tuple[Any, ...]:
         """The memo key: every input that reaches :func:`encode_turn`."""
         c = self.conv
-        return (id(self.script), self.turn.index, self.api, self.profile, self.cwd, self.tools,
-                c.model, self.input_tokens, c.stream, c.include_usage, self.created)
+        return (id(self.script), self.ref, self.api, self.profile, self.cwd,
+                self.tools, c.model, self.input_tokens, c.stream, c.include_usage, self.created)
 
 
 class _Rejected(WireError):
@@ -159,7 +170,8 @@ class _Rejected(WireError):
 def encode_turn(r: Rendering) -> Encoded:
     """Render ``r.turn`` in the agent's vocabulary and encode it for the API (pure)."""
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
-                           model=r.conv.model, input_tokens=r.input_tokens)
+                           model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
+                           one_call=r.ref.one_call)
     calls = tuple(c.name for c in rendered.calls)
     end_ms = max((e.at_ms for e in rendered.events), default=0)
     if r.conv.stream:
@@ -225,6 +237,7 @@ class Answerer:
     workspace: Path | None = None  # --workspace: where asserts look, the cwd edits assume
     strict: bool = False
     encode: Callable[[Rendering], Encoded] = encode_turn  # or a Memo around it
+    threads: ThreadFields | None = None  # message threads' system and tools (continuation)
 
     def answer(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
                notes: Notes | None = None) -> Rejection | Answer:
@@ -235,11 +248,24 @@ class Answerer:
         if notes is None:
             notes = {}
         try:
-            conv = read(request, notes)
-            script = self.select(request, conv, notes).script
+            body = parse(request)
+            if self.threads is not None and request.api == "messages":
+                body = self.threads.expand(body)
+            conv = read(request, notes, body)
+            previous = previous_ref(request.api, conv)
+            if previous is not None:
+                notes["continues"] = conv.previous
+            script = (self.continued(previous, request.api, conv.previous or "") if previous
+                      else self.select(request, conv, notes).script)
             profile = self.profile(conv, notes)
-            key = _conversation_key(request.headers, conv) if script.has_errors else ""
-            turn = place(script, conv, key, served, notes).turn
+            ckey = previous.conversation if previous else conversation_key(
+                script.name, request.headers, conv.first_prompt)
+            key = ckey if previous else (
+                _conversation_key(request.headers, conv) if script.has_errors else "")
+            position = place(script, conv, key, served, notes, previous)
+            turn = position.turn
+            ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
+                          conv.extra.get("store") is not False, conv.model)
             if turn.checks or script.final_checks:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
@@ -248,13 +274,18 @@ class Answerer:
             cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
             encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools,
                                             self.workspace, conv,
-                                            estimate_tokens(len(request.raw)), request.created))
+                                            estimate_tokens(len(request.raw)), request.created,
+                                            ref))
             notes["calls"] = list(encoded.calls)
+            if self.threads is not None and request.api == "messages" and "thread" in body:
+                self.threads.remember(body, f"msg_{encode_ref(ref)}")
             if self.strict:
                 strict(script, turn, tools, encoded)
             return Answer(encoded, notes)
         except _Rejected as exc:
             return exc.rejection(notes)
+        except ContinuationError as exc:
+            return _refused_continuation(exc, notes)
         except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
             return Rejection(403, f"scenarist: {exc}", notes=notes)
 
@@ -271,6 +302,39 @@ class Answerer:
         notes.update(scenario=choice.script.name, selected_by=choice.by,
                      distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
         return choice
+
+    def continued(self, previous: TurnRef, api: Api, value: str) -> Script:
+        """The scenario an id names (the request carries no prompt to select by)."""
+        if previous.stored:
+            try:
+                return self.selector.choose(name=previous.scenario).script
+            except RequestSelectionError:
+                pass
+        raise (response_not_found(value, param="previous_response_id") if api == "responses"
+               else thread_not_found(value))
+
+    def retrieve(self, response_id: str, created: int) -> Rejection | Answer:
+        """``GET /v1/responses/{id}``: the response re-rendered from what its id carries (the
+        request's tools are not in it: tool calls take the profile's own tool names)."""
+        notes: Notes = {"retrieve": response_id}
+        try:
+            ref = ref_of_id(response_id, "resp_")
+            script = self.continued(ref, "responses", response_id) if ref else None
+            found = find_turn(script, ref.turn) if script and ref else None
+            if ref is None or script is None or found is None:
+                raise response_not_found(response_id, param=None)
+            turn = script.segments[found[0]].turns[found[1]]
+            conv = Conversation("responses", ref.model, False, (), None, (), (), 0, 0, 0,
+                                one_call=ref.one_call)
+            profile: Profile = "openai" if self.agent_type == "auto" else self.agent_type
+            cwd = str(self.workspace) if self.workspace else None
+            return Answer(self.render(Rendering(script, turn, "responses", profile, cwd,
+                                                frozenset(), self.workspace, conv, 1, created,
+                                                ref)), notes)
+        except _Rejected as exc:
+            return exc.rejection(notes)
+        except ContinuationError:  # GET answers 404 where a continuation answers 400
+            return _refused_continuation(response_not_found(response_id, param=None), notes)
 
     def check(self, script: Script, turn: ModelTurn, conv: Conversation, notes: Notes) -> None:
         """The asserts due before ``turn``, against the agent's workspace."""
@@ -306,12 +370,21 @@ class Answerer:
             raise _Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
 
 
-def read(request: ModelRequest, notes: Notes) -> Conversation:
-    """The request body as a conversation, validated in the API's own terms."""
+def _refused_continuation(exc: ContinuationError, notes: Notes) -> Rejection:
+    return Rejection(exc.status, exc.message, param=exc.param, notes=notes, code=exc.code,
+                     details=exc.details)
+
+
+def parse(request: ModelRequest) -> Any:
+    """The request body as JSON."""
     try:
-        body = orjson.loads(request.raw)
+        return orjson.loads(request.raw)
     except ValueError as exc:
         raise _Rejected(400, f"request body is not valid JSON: {exc}") from None
+
+
+def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
+    """The request body as a conversation, validated in the API's own terms."""
     try:
         conv = read_request(request.api, body)
     except RequestError as exc:
@@ -323,14 +396,19 @@ def read(request: ModelRequest, notes: Notes) -> Conversation:
 
 
 def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorKey], bool],
-          notes: Notes) -> Position:
-    """The next model turn, derived from the history alone."""
+          notes: Notes, previous: TurnRef | None = None) -> Position:
+    """The next model turn, derived from the history alone (or from the answer it continues)."""
     try:
-        position = locate(script, conv, lambda i: served((id(script), key, i)))
+        if previous is not None:
+            position = continue_from(script, previous, conv, lambda i: served((id(script), key, i)))
+        else:
+            position = locate(script, conv, lambda i: served((id(script), key, i)))
     except PositionError as exc:
         notes["expected"] = exc.expected
         raise _Rejected(409, f"scenarist: {exc.message}; expected next: {exc.expected}") from None
     notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
+    if position.part:
+        notes["part"] = position.part
     return position
 
 

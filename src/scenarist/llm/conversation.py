@@ -60,6 +60,8 @@ class Conversation:
     include_usage: bool = False  # Chat: stream_options.include_usage
     max_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    one_call: bool = False  # parallel tool calls refused: one call per answer
+    previous: str | None = None  # the answer this request continues (server-side state)
 
     @property
     def first_prompt(self) -> str | None:
@@ -309,6 +311,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         tool_results=results,
         include_usage=include_usage,
         max_tokens=max_tokens,
+        one_call=body.get("parallel_tool_calls") is False,
     )
 
 
@@ -427,6 +430,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         tool_calls=calls,
         tool_results=results,
         max_tokens=_max_tokens(body, "max_output_tokens", required=False),
+        one_call=body.get("parallel_tool_calls") is False,
+        previous=body.get("previous_response_id") or None,
+        extra={"store": body.get("store")},
     )
 
 
@@ -512,7 +518,29 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         tool_results=results,
         max_tokens=max_tokens,
         extra={"thinking": body.get("thinking")},
+        one_call=_disables_parallel(body.get("tool_choice")),
+        previous=continued_thread(body),
     )
+
+
+def _disables_parallel(tool_choice: Any) -> bool:
+    return isinstance(tool_choice, dict) and tool_choice.get("disable_parallel_tool_use") is True
+
+
+def continued_thread(body: Mapping[str, Any]) -> str | None:
+    """The ``previous_message_id`` of a message-thread ``continue`` request, else ``None``."""
+    thread = body.get("thread")
+    if thread is None:
+        return None
+    where = "thread"
+    t = _obj(thread, where)
+    kind = t.get("type")
+    if kind == "create":
+        return None
+    if kind != "continue":
+        raise RequestError(f"{where}.type: expected 'create' or 'continue', got {kind!r}",
+                           param=f"{where}.type")
+    return _str(_required_in(t, "previous_message_id", where), f"{where}.previous_message_id")
 
 
 READERS = {"chat": read_chat, "responses": read_responses, "messages": read_messages}

@@ -13,6 +13,14 @@ each turn with *k* actions consumes *k* tool calls (with any text or reasoning b
 a turn without actions consumes its text. This copes with clients that interleave tool calls
 and their results (Codex records ``call, output, call, output``).
 
+A request that refuses parallel tool calls (``conv.one_call``) gets a turn with several calls
+as consecutive one-call answers: a history that ends part-way through a turn's calls stands
+at that turn's next call (:attr:`Position.part`).
+
+A request that continues state held by the server (a Responses ``previous_response_id``, a
+message-thread ``continue``) carries only what is new; its position follows from the id it
+continues, which names the turn it answered (:func:`continue_from`).
+
 Scripted ``error`` turns leave nothing in the history, so a retry looks exactly like the
 request that got the error. The caller passes ``served_error(turn_index)``: an error turn that
 was already answered to this conversation is stepped over (the one bit of state, see
@@ -26,6 +34,7 @@ from dataclasses import dataclass
 
 from scenarist.errors import WireError
 from scenarist.llm.conversation import Conversation
+from scenarist.llm.ids import TurnRef
 from scenarist.llm.script import ModelTurn, Script
 from scenarist.llm.selection import is_match
 
@@ -37,6 +46,7 @@ class Position:
     segment: int  # 0-based user turn
     turn: ModelTurn
     step: int  # index of the turn within its segment
+    part: int = 0  # the turn's first call to make (one call per answer)
 
 
 class PositionError(WireError, LookupError):
@@ -84,6 +94,8 @@ def locate(
             if marks[i].kind == "call":
                 got += 1
             i += 1
+        if conv.one_call and 0 < got < want and i == len(marks):
+            return Position(segment, turn, step, part=got)
         if got < want:
             raise _stray(
                 script,
@@ -102,6 +114,60 @@ def locate(
         if segment + 1 < len(script.segments)
         else "nothing: the scenario is complete",
     )
+
+
+def continue_from(
+    script: Script,
+    previous: TurnRef,
+    conv: Conversation,
+    served_error: Callable[[int], bool] = lambda _index: False,
+) -> Position:
+    """The next model turn after the answer ``previous``, for a request that carries only
+    what followed it: a new user prompt opens the next segment, anything else (tool results)
+    moves to the turn's next call (one call per answer) or to the next turn."""
+    found = find_turn(script, previous.turn)
+    if found is None:
+        raise PositionError(
+            f"scenario {script.name!r} has no model turn {previous.turn}: the id continued "
+            "does not belong to this scenario", expected="an id this server handed out")
+    segment, step = found
+    turns = script.segments[segment].turns
+    if conv.prompts:
+        segment, step = segment + 1, 0
+        if segment >= len(script.segments):
+            raise PositionError(
+                f"scenario {script.name!r} has {len(script.segments)} user turn(s) and the "
+                "continued conversation already answered the last one",
+                expected="nothing: the scenario is complete")
+        scripted = script.segments[segment].prompt
+        if scripted is not None and not is_match(conv.prompts[-1], scripted):
+            raise PositionError(
+                f"user prompt {segment + 1} of the conversation, {conv.prompts[-1]!r}, does not "
+                f"match userInputs {segment + 1} of scenario {script.name!r}, {scripted!r}",
+                expected=f"user prompt {segment + 1}: {scripted!r}")
+        turns = script.segments[segment].turns
+    else:
+        turn = turns[step]
+        if conv.one_call and previous.part + 1 < len(turn.actions):
+            return Position(segment, turn, step, part=previous.part + 1)
+        step += 1
+    for k in range(step, len(turns)):
+        if turns[k].error is None or not served_error(turns[k].index):
+            return Position(segment, turns[k], k)
+    raise PositionError(
+        f"scenario {script.name!r} has no model turn left in user turn {segment + 1} after "
+        f"turn {previous.turn}",
+        expected="a new user prompt (the scenario's next userInputs)"
+        if segment + 1 < len(script.segments) else "nothing: the scenario is complete")
+
+
+def find_turn(script: Script, index: int) -> tuple[int, int] | None:
+    """(segment, step) of the model turn with ``index``."""
+    for segment, seg in enumerate(script.segments):
+        for step, turn in enumerate(seg.turns):
+            if turn.index == index:
+                return segment, step
+    return None
 
 
 def _check_prompts(script: Script, conv: Conversation, segment: int) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scenarist.llm.conversation import Api
+from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script
 from scenarist.wire import (
@@ -60,12 +61,6 @@ def show_thinking(api: Api, script: Script, makes_calls: bool) -> bool:
     return not (split and makes_calls)
 
 
-def call_id(api: Api, scenario: str, turn: int, index: int) -> str:
-    """A stable tool-call id: the same scenario position always gets the same id."""
-    digest = hashlib.sha1(f"{scenario}\0{turn}\0{index}".encode()).hexdigest()[:20]
-    return f"toolu_{digest}" if api == "messages" else f"call_{digest}"
-
-
 def signature(text: str) -> str:
     """A deterministic stand-in for the provider's thinking signature / encrypted content."""
     return "sig_" + hashlib.sha1(text.encode()).hexdigest()
@@ -79,29 +74,36 @@ def render_turn(
     ctx: Context,
     model: str,
     input_tokens: int,
+    ref: TurnRef,
+    one_call: bool = False,
 ) -> Rendered:
     """The events of ``turn`` for ``api``, at the scenario's own times (``at_ms`` since the
-    turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`)."""
-    calls = tuple(render_action(a, ctx) for a in turn.actions)
+    turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`).
 
-    rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
-    events: list[WireEvent] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
+    The answer's ids derive from ``ref`` (see :mod:`scenarist.llm.ids`). With ``one_call``
+    (the request refused parallel tool calls) the answer makes only the turn's call number
+    ``ref.part``; its text and thinking go with the first call."""
+    actions = turn.actions[ref.part : ref.part + 1] if one_call else turn.actions
+    calls = tuple(render_action(a, ctx) for a in actions)
+    first = ref.part == 0
+    events: list[WireEvent] = [
+        MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens)]
     out_chars = 0
     reasoning_chars = 0
-    if turn.thinking and show_thinking(api, script, bool(calls)):
+    if first and turn.thinking and show_thinking(api, script, bool(calls)):
         for step in turn.thinking:
             for piece in chunk_text(step.text, CHUNK_CHARS):
                 events.append(ReasoningDelta(piece, at_ms=step.at_ms))
             reasoning_chars += len(step.text)
         joined = "".join(s.text for s in turn.thinking)
         events.append(ReasoningEnd(signature(joined), at_ms=turn.thinking[-1].at_ms))
-    for step in turn.text:
+    for step in turn.text if first else ():
         for piece in chunk_text(step.text, CHUNK_CHARS):
             events.append(TextDelta(piece, at_ms=step.at_ms))
         out_chars += len(step.text)
     end = turn.duration_ms
     for k, call in enumerate(calls):
-        cid = call_id(api, script.name, turn.index, k)
+        cid = call_id("toolu_" if api == "messages" else "call_", ref, k)
         events.append(ToolCallStart(cid, call.name, call.kind, at_ms=end))
         for piece in _split(call.arguments):
             events.append(ToolCallDelta(cid, piece, at_ms=end))

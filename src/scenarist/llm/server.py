@@ -41,6 +41,7 @@ from scenarist.llm.answer import (
     encode_turn,
 )
 from scenarist.llm.checks import failures, run_check
+from scenarist.llm.continuation import ThreadFields
 from scenarist.llm.conversation import Api, Conversation
 from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
@@ -92,11 +93,13 @@ class MockModelServer:
             workspace=self.options.workspace,
             strict=self.options.strict,
             encode=self.memo if self.memo is not None else encode_turn,
+            threads=ThreadFields(),
         )
         self._routes = Starlette(
             routes=[
                 Route("/v1/models", self._models, methods=["GET"]),
                 Route("/v1/models/{model:path}", self._model_info, methods=["GET"]),
+                Route("/v1/responses/{response_id}", self._response, methods=["GET"]),
                 Route("/health", self._health, methods=["GET", "HEAD"]),
                 Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
                 Route("/_scenarist/check", self._check, methods=["POST"]),
@@ -205,6 +208,14 @@ class MockModelServer:
                 "created_at": "2023-11-14T22:13:20Z",
             }
         )
+
+    async def _response(self, request: Request) -> Response:
+        """``GET /v1/responses/{id}``: re-rendered from the id (see continuation)."""
+        result = self.answerer.retrieve(request.path_params["response_id"],
+                                        int(self.options.wall()))
+        if isinstance(result, Rejection):
+            return self._error("responses", result)
+        return Response(result.encoded.body, media_type="application/json")
 
     async def _journal(self, request: Request) -> Response:
         if request.method == "DELETE":
@@ -399,8 +410,11 @@ class MockModelServer:
 
     def _error(self, api: Api, reply: Rejection) -> Response:
         body = error_body(
-            WIRE[api], reply.status, reply.message, type=reply.type, param=reply.param
+            WIRE[api], reply.status, reply.message, type=reply.type, param=reply.param,
+            code=reply.code,
         )
+        if reply.details is not None and api == "messages":
+            body["error"]["details"] = dict(reply.details)
         return Response(
             orjson.dumps(body),
             status_code=reply.status,
@@ -420,7 +434,8 @@ class MockModelServer:
 
 _SERVED = (
     "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
-    "/v1/messages/count_tokens; GET /v1/models, /health, /_scenarist/journal"
+    "/v1/messages/count_tokens; GET /v1/responses/{id}, /v1/models, /health, "
+    "/_scenarist/journal"
 )
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
