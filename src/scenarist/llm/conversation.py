@@ -427,6 +427,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         tool_calls=calls,
         tool_results=results,
         max_tokens=_max_tokens(body, "max_output_tokens", required=False),
+        extra={"reasoning": body.get("reasoning"), "include": body.get("include")},
     )
 
 

@@ -1,16 +1,10 @@
 """A model turn → the neutral wire events (with times) that the encoders of :mod:`scenarist.wire`
 turn into each API's format.
 
-Pure: the file contents that edits depend on come in through the profile context. Thinking is
-exposed or dropped here according to the API and the scenario's ``server`` settings:
-
-- the endpoint decides whether thinking can be carried at all: reasoning items (Responses),
-  thinking blocks (Messages), nothing (Chat, which has no field for it);
-- ``server.llmApiStyle`` picks the coalescing rules. ``openai`` (the default): a turn's
-  reasoning, text and tool calls always travel in one response. ``anthropic``: the same,
-  unless ``coalesceThinkingWithToolUse: false`` (only read for this style), which keeps
-  thinking out of responses that make tool calls (thinking shows only on answers without
-  tool use).
+Pure: the file contents that edits depend on come in through the profile context. Thinking
+is carried as far as :mod:`scenarist.llm.thinking` says (what the request asks for, within the
+scenario's ``server.llmApiStyle``): a turn's reasoning, text and tool calls travel in one
+response; reasoning that is not shown is not counted in the usage either.
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from dataclasses import dataclass
 from scenarist.llm.conversation import Api
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
 from scenarist.wire import (
     Finish,
     MessageStart,
@@ -52,14 +47,6 @@ def estimate_tokens(chars: int) -> int:
     return max(1, (chars + 3) // 4)
 
 
-def show_thinking(api: Api, script: Script, makes_calls: bool) -> bool:
-    """Whether this API response carries the turn's thinking (see the module doc)."""
-    if api == "chat":
-        return False
-    split = script.api_style == "anthropic" and not script.coalesce_thinking_with_tool_use
-    return not (split and makes_calls)
-
-
 def call_id(api: Api, scenario: str, turn: int, index: int) -> str:
     """A stable tool-call id: the same scenario position always gets the same id."""
     digest = hashlib.sha1(f"{scenario}\0{turn}\0{index}".encode()).hexdigest()[:20]
@@ -79,22 +66,27 @@ def render_turn(
     ctx: Context,
     model: str,
     input_tokens: int,
+    thinking: ThinkingShown = HIDDEN,
 ) -> Rendered:
     """The events of ``turn`` for ``api``, at the scenario's own times (``at_ms`` since the
-    turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`)."""
+    turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`).
+    ``thinking`` is what the request asks of the turn's thinking."""
     calls = tuple(render_action(a, ctx) for a in turn.actions)
 
     rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
     events: list[WireEvent] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
     out_chars = 0
     reasoning_chars = 0
-    if turn.thinking and show_thinking(api, script, bool(calls)):
+    show = shown(thinking, script, bool(calls), api) if turn.thinking else HIDDEN
+    if show.block:
         for step in turn.thinking:
-            for piece in chunk_text(step.text, CHUNK_CHARS):
-                events.append(ReasoningDelta(piece, at_ms=step.at_ms))
+            if show.text:
+                for piece in chunk_text(step.text, CHUNK_CHARS):
+                    events.append(ReasoningDelta(piece, at_ms=step.at_ms))
             reasoning_chars += len(step.text)
         joined = "".join(s.text for s in turn.thinking)
-        events.append(ReasoningEnd(signature(joined), at_ms=turn.thinking[-1].at_ms))
+        sealed = signature(joined) if show.sealed else ""
+        events.append(ReasoningEnd(sealed, at_ms=turn.thinking[-1].at_ms))
     for step in turn.text:
         for piece in chunk_text(step.text, CHUNK_CHARS):
             events.append(TextDelta(piece, at_ms=step.at_ms))
