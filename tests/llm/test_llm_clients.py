@@ -20,7 +20,7 @@ import anthropic
 import httpx
 import openai
 import pytest
-from llm_agents import REPO, SCENARIOS, kill_group
+from llm_agents import REPO, kill_group
 
 from scenarist.llm.cli import load_scripts
 
@@ -31,6 +31,7 @@ HELLO = "Say hello after some thought"
 THINK = {"type": "enabled", "budget_tokens": 1024}
 NODE_SCRIPT = REPO / "tests" / "node" / "vercel_ai.mjs"
 LITELLM_PYTHON = REPO / ".venv-litellm" / "bin" / "python"
+SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
 
 
 @pytest.fixture
