@@ -279,9 +279,12 @@ def test_litellm_scripted_429_then_retry_and_an_anthropic_model(url: Any) -> Non
 # --------------------------------------------------------------------------- Vercel AI SDK
 
 
-def _vercel(srv: Any, provider: str, mode: str, prompt: str, retries: int = 2) -> dict[str, Any]:
+def _vercel(
+    srv: Any, provider: str, mode: str, prompt: str, retries: int = 2, think: bool = False
+) -> dict[str, Any]:
+    args = [srv.url, provider, mode, prompt, str(retries), *(["think"] if think else [])]
     proc = subprocess.Popen(
-        ["node", str(NODE_SCRIPT), srv.url, provider, mode, prompt, str(retries)],
+        ["node", str(NODE_SCRIPT), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -303,7 +306,16 @@ def test_vercel_ai_sdk_runs_the_tool_round(url: Any, provider: str, mode: str) -
     assert result["ok"] is True, result
     assert result["calls"] == ["Paris"] and result["steps"] == 2
     assert result["text"] == "It is sunny in Paris."
-    assert result["reasoning"] in (None, "")  # no thinking unless the request asks for it
+    assert result["reasoning"] is None  # no thinking unless the request asks for it
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("mode", ["generate", "stream"])
+def test_vercel_ai_sdk_gets_thinking_when_it_asks(url: Any, provider: str, mode: str) -> None:
+    result = _vercel(url, provider, mode, WEATHER, think=True)
+    assert result["ok"] is True, result
+    assert result["reasoning"] == "The user wants the weather; call the tool."
+    assert result["calls"] == ["Paris"] and result["text"] == "It is sunny in Paris."
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

@@ -1,10 +1,11 @@
 // The Vercel AI SDK (`ai` + `@ai-sdk/openai` + `@ai-sdk/anthropic`) against `scenarist llm`:
 // generateText or streamText with one tool, run to the end (the tool round included).
 //
-//   node vercel_ai.mjs BASE_URL PROVIDER MODE PROMPT [MAX_RETRIES]
+//   node vercel_ai.mjs BASE_URL PROVIDER MODE PROMPT [MAX_RETRIES] [think]
 //
 // PROVIDER: openai (Responses), openai-chat (Chat Completions) or anthropic (Messages; its
-// base URL must end in /v1). MODE: generate or stream. Prints one JSON line: the final text,
+// base URL must end in /v1). MODE: generate or stream. `think` asks for thinking (Anthropic
+// `thinking: enabled`, OpenAI Responses `reasoningSummary: auto`). Prints one JSON line: the final text,
 // the reasoning text, the tool calls made, the steps, or the error (name, status, data).
 // Packages load from SCENARIST_NODE_MODULES when set (a private install), else from the
 // node_modules next to this script.
@@ -19,14 +20,16 @@ const { generateText, streamText, tool, jsonSchema, stepCountIs } = require("ai"
 const { createOpenAI } = require("@ai-sdk/openai");
 const { createAnthropic } = require("@ai-sdk/anthropic");
 
-const [baseUrl, provider, mode, prompt, maxRetries] = process.argv.slice(2);
+const [baseUrl, provider, mode, prompt, maxRetries, think] = process.argv.slice(2);
 
 function model() {
   if (provider === "anthropic") {
     return createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: "sk-test" })("claude-mock");
   }
   const openai = createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: "sk-test" });
-  return provider === "openai-chat" ? openai.chat("mock-model") : openai("mock-model");
+  if (provider === "openai-chat") return openai.chat("mock-model");
+  // the SDK sends reasoning options to reasoning models only (it knows them by name)
+  return openai(think === "think" ? "gpt-5-mini" : "mock-model");
 }
 
 const calls = [];
@@ -52,6 +55,12 @@ const options = {
   stopWhen: stepCountIs(5),
   maxRetries: maxRetries === undefined ? 2 : Number(maxRetries),
 };
+if (think === "think") {
+  options.providerOptions = {
+    anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } },
+    openai: { reasoningSummary: "auto" },
+  };
+}
 
 try {
   let text, reasoning, steps;
@@ -63,14 +72,15 @@ try {
     }
     if (errors.length) throw errors[0];
     text = await result.text;
-    reasoning = await result.reasoningText;
-    steps = (await result.steps).length;
+    steps = await result.steps;
   } else {
     const result = await generateText(options);
     text = result.text;
-    reasoning = result.reasoningText;
-    steps = result.steps.length;
+    steps = result.steps;
   }
+  // every step's reasoning (the result's own reasoningText is the last step's only)
+  reasoning = steps.map((step) => step.reasoningText ?? "").join("") || null;
+  steps = steps.length;
   console.log(JSON.stringify({ ok: true, text, reasoning: reasoning ?? null, calls, steps }));
 } catch (error) {
   const cause = error.lastError ?? error;
