@@ -29,6 +29,10 @@ FLAKY = "Is it raining in Oslo?"
 OVERLOADED = "Are you overloaded?"
 HELLO = "Say hello after some thought"
 THINK = {"type": "enabled", "budget_tokens": 1024}
+# Requests declare the scenario's tool, as an agent would: a request without tools is
+# a side request that must not get tool calls (issue 16, item 2).
+AN_TOOLS: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
+OA_TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 NODE_SCRIPT = REPO / "tests" / "node" / "vercel_ai.mjs"
 LITELLM_PYTHON = REPO / ".venv-litellm" / "bin" / "python"
 SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
@@ -65,6 +69,7 @@ def test_a_mismatch_is_one_request_for_the_official_sdks(url: Any) -> None:
         an.messages.create(
             model="m",
             max_tokens=100,
+            tools=AN_TOOLS,
             messages=[
                 {"role": "user", "content": WEATHER},
                 {"role": "assistant", "content": "Sunny."},
@@ -77,7 +82,9 @@ def test_a_mismatch_is_one_request_for_the_official_sdks(url: Any) -> None:
     oa = openai.OpenAI(base_url=f"{url.url}/v1", api_key="x")
     with pytest.raises(openai.NotFoundError) as missing:
         oa.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "an unknown prompt xyz"}]
+            model="m",
+            messages=[{"role": "user", "content": "an unknown prompt xyz"}],
+            tools=OA_TOOLS,
         )
     assert missing.value.response.headers["x-should-retry"] == "false"
     assert missing.value.type == "invalid_request_error"
@@ -86,7 +93,7 @@ def test_a_mismatch_is_one_request_for_the_official_sdks(url: Any) -> None:
 
 def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any) -> None:
     messages: Any = [{"role": "user", "content": FLAKY}]
-    tools: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
+    tools = AN_TOOLS
     an = anthropic.Anthropic(base_url=url.url, api_key="x", max_retries=0)
     with pytest.raises(anthropic.RateLimitError) as limited:
         an.messages.create(model="m", max_tokens=100, messages=messages, tools=tools)
@@ -107,7 +114,7 @@ def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any)
     oa = openai.OpenAI(base_url=f"{url.url}/v1", api_key="x", max_retries=0)
     chat: Any = [{"role": "user", "content": FLAKY}]
     with pytest.raises(openai.RateLimitError) as oa_limited:
-        oa.chat.completions.create(model="m", messages=chat)
+        oa.chat.completions.create(model="m", messages=chat, tools=OA_TOOLS)
     assert (oa_limited.value.type, oa_limited.value.code) == ("requests", "rate_limit_exceeded")
     assert oa_limited.value.message.endswith("Rate limit reached for requests.")
 
@@ -116,13 +123,17 @@ def test_scripted_overload_is_the_apis_own_overload_error(url: Any) -> None:
     an = anthropic.Anthropic(base_url=url.url, api_key="x", max_retries=0)
     messages: Any = [{"role": "user", "content": OVERLOADED}]
     with pytest.raises(anthropic.APIStatusError) as overloaded:
-        an.messages.create(model="m", max_tokens=100, messages=messages)
+        an.messages.create(model="m", max_tokens=100, messages=messages, tools=AN_TOOLS)
     assert overloaded.value.status_code == 529
     assert overloaded.value.body["error"]["type"] == "overloaded_error"  # type: ignore[index]
     _reset(url)
     oa = openai.OpenAI(base_url=f"{url.url}/v1", api_key="x", max_retries=0)
     with pytest.raises(openai.InternalServerError) as oa_overloaded:
-        oa.responses.create(model="m", input=OVERLOADED)
+        oa.responses.create(
+            model="m",
+            input=OVERLOADED,
+            tools=[{"type": "function", "name": "get_weather", "parameters": {}, "strict": False}],
+        )
     assert oa_overloaded.value.status_code == 529
     assert (oa_overloaded.value.type, oa_overloaded.value.code) == ("server_error", "overloaded")
 
@@ -131,7 +142,7 @@ def test_scripted_overload_is_the_apis_own_overload_error(url: Any) -> None:
 
 
 def test_reset_serves_the_scripted_error_again(url: Any) -> None:
-    body = {"model": "m", "messages": [{"role": "user", "content": FLAKY}]}
+    body = {"model": "m", "messages": [{"role": "user", "content": FLAKY}], "tools": OA_TOOLS}
     post = lambda: httpx.post(f"{url.url}/v1/chat/completions", json=body, timeout=10)  # noqa: E731
     assert [post().status_code for _ in range(3)] == [429, 200, 200]
     assert _reset(url) == {"reset": True, "scripted_errors_forgotten": 1, "journal_cleared": 3}
@@ -146,7 +157,8 @@ SCENARIO = {scenario!r}
 
 
 def _play(base_url):
-    body = {{"model": "m", "messages": [{{"role": "user", "content": {prompt!r}}}]}}
+    body = {{"model": "m", "messages": [{{"role": "user", "content": {prompt!r}}}],
+            "tools": {tools!r}}}
     return [httpx.post(base_url + "/v1/chat/completions", json=body, timeout=10).status_code
             for _ in range(2)]
 
@@ -167,7 +179,9 @@ def test_the_shared_pytest_fixture_resets_between_tests(tmp_path: Path) -> None:
     ``scenarist_llm_shared`` fixture of the plugin): both meet the 429."""
     inner = tmp_path / "test_inner.py"
     inner.write_text(
-        INNER_TESTS.format(scenario=str(SCENARIOS / "flaky_weather.yaml"), prompt=FLAKY)
+        INNER_TESTS.format(
+            scenario=str(SCENARIOS / "flaky_weather.yaml"), prompt=FLAKY, tools=OA_TOOLS
+        )
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(inner)],
@@ -218,18 +232,20 @@ import json, sys
 import litellm
 
 url, prompt, retries, weather = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 out = {}
 try:
     r = litellm.completion(model="openai/mock-model", api_base=url + "/v1", api_key="x",
                            messages=[{"role": "user", "content": prompt}],
-                           num_retries=retries, max_retries=retries)
+                           num_retries=retries, max_retries=retries, tools=tools)
     out["openai"] = {"text": r.choices[0].message.content}
 except Exception as exc:
     out["openai"] = {"error": type(exc).__name__, "status": getattr(exc, "status_code", None),
                      "message": str(exc)}
 try:
     r = litellm.completion(model="anthropic/claude-mock", api_base=url, api_key="x",
-                           messages=[{"role": "user", "content": weather}], max_tokens=100)
+                           messages=[{"role": "user", "content": weather}], max_tokens=100,
+                           tools=tools)
     out["anthropic"] = {"text": r.choices[0].message.content,
                         "reasoning": getattr(r.choices[0].message, "reasoning_content", None),
                         "tools": [c.function.name for c in r.choices[0].message.tool_calls or []]}
