@@ -161,6 +161,7 @@ class Agent:
              ) -> tuple[list[dict[str, Any]], str | None]:
         """One streamed model turn; retried like a real agent on 429/5xx (retry-after)."""
         body = {"model": "mock-model", "max_tokens": 4096, "stream": True, "tools": TOOLS,
+                "thinking": {"type": "adaptive"},  # as Claude Code: the thinking is shown
                 "system": f"Primary working directory: {self.workspace}", "messages": messages}
         for attempt in range(1, MAX_ATTEMPTS + 1):
             with http.stream("POST", "/v1/messages", json=body) as resp:

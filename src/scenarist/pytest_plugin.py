@@ -7,6 +7,10 @@ Fixtures for tests of code that calls a model:
 - ``scenarist_llm``: a factory, ``scenarist_llm("scenario.yaml", *extra_cli_args)`` → the base
   URL (``http://127.0.0.1:PORT``) of the mock model server (``scenarist llm``) started on a free
   port in its own process group; every server a test starts is stopped after it;
+- ``scenarist_llm_shared``: the same factory, but one server per scenario and arguments for
+  the whole session, reset (``POST /_scenarist/reset``) when a test first asks for it, so
+  every test meets the scenario's scripted errors (a 429 is otherwise answered once per
+  conversation shape for the server's life) and an empty journal;
 - ``scenarist_run``: ``scenarist_run("scenario.yaml", **run_options)`` →
   :class:`scenarist.runner.RunResult`: the scenario played against its program in a
   pseudo-terminal (``scenarist run``), one per test, so pytest-xdist can spread a suite.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,6 +57,38 @@ def scenarist_llm() -> Iterator[Callable[..., str]]:
     finally:
         for server in running:
             server.stop()
+
+
+@pytest.fixture(scope="session")
+def _scenarist_llm_servers() -> Iterator[dict[tuple[str, ...], RunningServer]]:
+    """The session's shared mock model servers, by scenario and arguments; stopped at the end."""
+    servers: dict[tuple[str, ...], RunningServer] = {}
+    try:
+        yield servers
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+@pytest.fixture
+def scenarist_llm_shared(
+    _scenarist_llm_servers: dict[tuple[str, ...], RunningServer],
+) -> Callable[..., str]:
+    """``scenarist_llm_shared(scenario, *cli_args)`` → base URL of a server shared by the
+    session and reset for this test (once, when the test first asks for it)."""
+    reset_here: set[tuple[str, ...]] = set()
+
+    def get(scenario: str | os.PathLike[str], *args: str) -> str:
+        key = (str(Path(scenario).resolve()), *args)
+        server = _scenarist_llm_servers.get(key)
+        if server is None or server.process.poll() is not None:
+            server = _scenarist_llm_servers[key] = start_server(scenario, *args)
+        elif key not in reset_here:
+            server.reset()
+        reset_here.add(key)
+        return server.base_url
+
+    return get
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -81,7 +81,9 @@ def test_codex_jsonl_matches_real_codex_line_by_line(tmp_path: Path) -> None:
     scenario = LLM_SCENARIOS / "shell_and_patch.yaml"
     work, home = dirs(tmp_path)
     with run_server(scenario, "--scenario-speed", "0.01") as srv:
-        real = codex(srv.base_url, "Create the greeting files", work, home)
+        # with a summary asked for, as tests/llm/test_llm_codex_fidelity.py explains
+        real = codex(srv.base_url, "Create the greeting files", work, home,
+                     config=["model_reasoning_summary=auto"])
     assert real.returncode == 0, real.stderr
     (work / "greeting.txt").unlink()  # the mock agent works in the same place, afresh
     shutil.rmtree(work / "notes")

@@ -53,9 +53,11 @@ def codex(
     home: Path,
     model: str = "gpt-5.5",
     resume: bool = False,
+    config: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Codex CLI with a custom Responses provider pointing at ``url`` (``resume``: ``codex
-    exec resume --last``, the most recent session in ``home``)."""
+    exec resume --last``, the most recent session in ``home``; ``config``: more ``-c``
+    settings, e.g. ``model_reasoning_summary=auto``)."""
     provider = (
         f'model_providers.mock={{name="mock",base_url="{url}/v1",'
         'wire_api="responses",env_key="OPENAI_API_KEY"}'
@@ -73,6 +75,7 @@ def codex(
         f"model={model}",
         "-c",
         provider,
+        *[arg for setting in config for arg in ("-c", setting)],
         prompt,
     ]
     return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})

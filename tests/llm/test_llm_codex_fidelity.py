@@ -36,7 +36,9 @@ def fake_codex_exec(work: Path) -> list[dict[str, Any]]:
 def test_scenario_mode_matches_real_codex_line_by_line(tmp_path: Path) -> None:
     work, home = dirs(tmp_path)
     with run_server(SCENARIO, "--scenario-speed", "0.01") as srv:
-        real = codex(srv.base_url, PROMPT, work, home)
+        # Codex asks gpt-5.5 for reasoning without a summary unless configured to; a real
+        # API then shows no reasoning text, and neither does scenarist llm.
+        real = codex(srv.base_url, PROMPT, work, home, config=["model_reasoning_summary=auto"])
     assert real.returncode == 0, real.stderr
     real_lines = jsonl(real.stdout)
     fake_lines = fake_codex_exec(work)

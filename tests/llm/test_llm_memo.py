@@ -3,7 +3,8 @@
 The server re-sends the encoded answer of a turn that reads no files. That is only honest if
 the memo key covers everything that reaches the renderer and the encoders: scenario (not just
 its name), turn, API, stream flags, ``include_usage``, model, tool profile, declared tools,
-working directory, input size (usage) and the ``created`` second. Each variant below changes
+working directory, input size (usage), the thinking the request asks for and the ``created``
+second. Each variant below changes
 exactly one of them; a server with the memo must answer each exactly as one without it.
 (The declared tools are in the key too, though beyond the profile they only shape edits,
 which read files and are never memoised.)
@@ -28,7 +29,9 @@ def _script(prompt: str, text: str) -> Script:
         text=(TimedText(0, text),),
         actions=(ToolAction("runCmd", {"cmd": "ls -la", "cwd": "src"}),),
     )
-    return Script(name="twin", prompt=prompt, segments=(Segment(prompt, (turn,)),))
+    segments = (Segment(prompt, (turn,)),)
+    # anthropic style: the thinking shows as far as the request asks (a part of the key)
+    return Script(name="twin", prompt=prompt, segments=segments, api_style="anthropic")
 
 
 # two scenarios with the same name (two files may share one): the key must tell them apart
@@ -88,6 +91,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "responses stream": _responses(stream=True),
     "messages": _messages(),
     "messages stream": _messages(stream=True),
+    "messages thinking": _messages(max_tokens=2048, thinking={"type": "adaptive"}),
+    "messages thinking omitted": _messages(
+        max_tokens=2048, thinking={"type": "adaptive", "display": "omitted"}
+    ),
+    "responses reasoning": _responses(reasoning={"effort": "low"}),
+    "responses summary": _responses(reasoning={"summary": "auto"}),
+    "responses encrypted": _responses(
+        reasoning={"summary": "auto"}, include=["reasoning.encrypted_content"]
+    ),
 }
 
 

@@ -15,6 +15,7 @@ PROMPT = "what is the weather in Paris"
 WEATHER = Script(
     name="weather",
     prompt=PROMPT,
+    api_style="anthropic",  # shows thinking when asked (the openai style never does)
     segments=(
         Segment(
             PROMPT,
@@ -144,9 +145,16 @@ def test_chat_stream_helper(url: str) -> None:
 
 def test_responses_create_stream_and_helper(url: str) -> None:
     client = _oa(url)
-    first = client.responses.create(model="mock-model", input=PROMPT, tools=RESPONSES_TOOLS)
+    first = client.responses.create(
+        model="mock-model", input=PROMPT, tools=RESPONSES_TOOLS, reasoning={"summary": "auto"}
+    )
     kinds = [item.type for item in first.output]
     assert kinds == ["reasoning", "message", "function_call"]
+    reasoning = first.output[0]
+    assert reasoning.type == "reasoning" and reasoning.encrypted_content is None
+    assert [s.text for s in reasoning.summary] == [
+        "The user wants the weather; I will call the tool."
+    ]
     call = first.output[2]
     assert call.type == "function_call" and call.name == "get_weather"
     assert json.loads(call.arguments) == {"city": "Paris"}
@@ -183,8 +191,9 @@ def test_anthropic_create_stream_helper_thinking_tool_use(url: str) -> None:
     client = _an(url)
     msg = client.messages.create(
         model="mock-model",
-        max_tokens=1024,
+        max_tokens=2048,
         tools=ANTHROPIC_TOOLS,
+        thinking={"type": "enabled", "budget_tokens": 1024},
         messages=[{"role": "user", "content": PROMPT}],
     )
     assert [b.type for b in msg.content] == ["thinking", "text", "tool_use"]
@@ -196,9 +205,10 @@ def test_anthropic_create_stream_helper_thinking_tool_use(url: str) -> None:
     events = list(
         client.messages.create(
             model="mock-model",
-            max_tokens=1024,
+            max_tokens=2048,
             stream=True,
             tools=ANTHROPIC_TOOLS,
+            thinking={"type": "adaptive"},
             messages=[{"role": "user", "content": PROMPT}],
         )
     )

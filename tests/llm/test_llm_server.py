@@ -223,15 +223,18 @@ def test_scripted_error_status_retry_after_then_next_turn(srv: Any) -> None:
     assert first.headers["retry-after"] == "2"
     assert first.json() == {
         "type": "error",
-        "error": {"type": "rate_limit_exceeded", "message": "Rate limit exceeded."},
+        "error": {"type": "rate_limit_error", "message": "Rate limit exceeded."},
     }
+    assert "x-should-retry" not in first.headers  # a scripted 429 is retried, as for real
     retry = post(srv, "/v1/messages", body, **headers)
     assert retry.status_code == 200
     assert retry.json()["content"][0]["text"] == "Worked on retry."
     other = post(
         srv, "/v1/chat/completions", chat("try the flaky thing"), **{"x-scenario-session": "s2"}
     )
-    assert other.status_code == 429 and other.json()["error"]["type"] == "rate_limit_exceeded"
+    assert other.status_code == 429
+    assert other.json()["error"] == {"message": "Rate limit exceeded.", "type": "requests",
+                                     "param": None, "code": "rate_limit_exceeded"}
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from scenarist.wire import (
     include_usage,
     leading_error,
     requested_model,
+    scripted_error_fields,
     wants_stream,
 )
 from scenarist.wire.sse import Frame
@@ -84,6 +85,34 @@ def test_error_bodies_default_types_by_status() -> None:
     assert error_body("anthropic", 404, "x", type="custom")["error"]["type"] == "custom"
     with pytest.raises(ValueError, match="unknown api"):
         error_body("gemini", 400, "x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("api", "status", "error_type", "details", "expected"),
+    [
+        ("anthropic", 429, "rate_limit_exceeded", None, ("rate_limit_error", None, None)),
+        ("anthropic", 529, "overloaded", None, ("overloaded_error", None, None)),
+        ("anthropic", 400, "tool_not_found", None, ("invalid_request_error", None, None)),
+        ("anthropic", 500, None, None, ("api_error", None, None)),
+        ("anthropic", 503, "Permission-Error", None, ("permission_error", None, None)),
+        ("anthropic", 413, None, None, ("request_too_large", None, None)),
+        ("openai_chat", 429, "rate_limit_exceeded", None,
+         ("requests", "rate_limit_exceeded", None)),
+        ("openai_chat", 429, "insufficient_quota", None,
+         ("insufficient_quota", "insufficient_quota", None)),
+        ("openai_responses", 400, "tool_not_found", {"param": "tools", "limit": 3},
+         ("invalid_request_error", "tool_not_found", "tools")),
+        ("openai_responses", 529, None, {"code": "engine_overloaded"},
+         ("server_error", "engine_overloaded", None)),
+        ("openai_chat", 401, None, None, ("invalid_request_error", "invalid_api_key", None)),
+    ],
+)
+def test_scripted_errors_take_the_apis_real_types(
+    api: Any, status: int, error_type: str | None, details: Any, expected: tuple[Any, ...]
+) -> None:
+    """A scenario's free-text ``errorType`` becomes the API's real ``type`` (and, for OpenAI,
+    its ``code``; ``details`` fills ``param``/``code`` where the body has them)."""
+    assert scripted_error_fields(api, status, error_type, details) == expected
 
 
 def test_frames_carry_at_ms_for_pacing() -> None:

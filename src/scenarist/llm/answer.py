@@ -55,8 +55,9 @@ from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
+from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import WireApi, encode_body, encode_stream
+from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
@@ -89,8 +90,13 @@ class Rejection:
     headers: Mapping[str, str] = field(default_factory=dict)
     notes: Notes = field(default_factory=dict)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
-    code: str | None = None  # OpenAI's error ``code``
+    code: str | None = None  # OpenAI's ``error.code``
     details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
+
+    @property
+    def scripted(self) -> bool:
+        """A scripted error (the scenario's), not the server's own refusal."""
+        return self.served_error is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,11 +150,17 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=lambda path: confine(root, path))
 
+    @property
+    def thinking(self) -> ThinkingShown:
+        """What the request asks of the turn's thinking (:mod:`scenarist.llm.thinking`)."""
+        return asked(self.api, self.conv)
+
     def key(self) -> tuple[Any, ...]:
         """The memo key: every input that reaches :func:`encode_turn`."""
         c = self.conv
-        return (id(self.script), self.ref, self.api, self.profile, self.cwd,
-                self.tools, c.model, self.input_tokens, c.stream, c.include_usage, self.created)
+        return (id(self.script), self.ref, self.api, self.profile, self.cwd, self.tools,
+                c.model, self.input_tokens, c.stream, c.include_usage, self.created,
+                self.thinking)
 
 
 class _Rejected(WireError):
@@ -156,22 +168,23 @@ class _Rejected(WireError):
 
     def __init__(self, status: int, message: str, *, type: str | None = None,
                  param: str | None = None, headers: Mapping[str, str] | None = None,
-                 served_error: ErrorKey | None = None) -> None:
+                 served_error: ErrorKey | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.type, self.param = status, message, type, param
         self.headers = dict(headers or {})
         self.served_error = served_error
+        self.code = code
 
     def rejection(self, notes: Notes) -> Rejection:
         return Rejection(self.status, self.message, self.type, self.param, self.headers, notes,
-                         self.served_error)
+                         self.served_error, self.code)
 
 
 def encode_turn(r: Rendering) -> Encoded:
     """Render ``r.turn`` in the agent's vocabulary and encode it for the API (pure)."""
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
-                           one_call=r.ref.one_call)
+                           one_call=r.ref.one_call, thinking=r.thinking)
     calls = tuple(c.name for c in rendered.calls)
     end_ms = max((e.at_ms for e in rendered.events), default=0)
     if r.conv.stream:
@@ -269,7 +282,7 @@ class Answerer:
             if turn.checks or script.final_checks:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
-                scripted_error(script, turn, key, notes)
+                scripted_error(script, turn, key, WIRE[request.api], notes)
             tools = conv.tool_names
             cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
             encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools,
@@ -412,16 +425,23 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
     return position
 
 
-def scripted_error(script: Script, turn: ModelTurn, key: str, notes: Notes) -> None:
-    """A turn that is an ``error`` element answers with it (once per conversation)."""
+def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,
+                   notes: Notes) -> None:
+    """A turn that is an ``error`` element answers with it (once per conversation), its
+    ``errorType`` mapped to the API's real error type (:func:`scripted_error_fields`)."""
     err = turn.error
     assert err is not None
     notes["scripted_error"] = err.status
+    if err.error_type:
+        notes["error_type"] = err.error_type
+    if err.details is not None:
+        notes["details"] = err.details
     headers = {}
     if err.retry_after_seconds is not None:
         headers["retry-after"] = _seconds(err.retry_after_seconds)
-    raise _Rejected(err.status, err.message, type=err.error_type, headers=headers,
-                   served_error=(id(script), key, turn.index))
+    kind, code, param = scripted_error_fields(api, err.status, err.error_type, err.details)
+    raise _Rejected(err.status, err.message, type=kind, code=code, param=param,
+                    headers=headers, served_error=(id(script), key, turn.index))
 
 
 def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Encoded) -> None:

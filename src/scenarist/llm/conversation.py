@@ -432,7 +432,8 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         max_tokens=_max_tokens(body, "max_output_tokens", required=False),
         one_call=body.get("parallel_tool_calls") is False,
         previous=body.get("previous_response_id") or None,
-        extra={"store": body.get("store")},
+        extra={"store": body.get("store"), "reasoning": body.get("reasoning"),
+               "include": body.get("include")},
     )
 
 

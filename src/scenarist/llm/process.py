@@ -113,6 +113,17 @@ class RunningServer:
             report = json.load(exc)
         return report
 
+    def reset(self, timeout_s: float = 10.0) -> dict[str, Any]:
+        """``POST /_scenarist/reset``: forget the scripted errors already answered and clear
+        the journal, so the next test meets the scenario's scripted errors again."""
+        import urllib.request
+
+        req = urllib.request.Request(f"{self.base_url}/_scenarist/reset", data=b"",
+                                     method="POST")
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+            answer: dict[str, Any] = json.load(resp)
+        return answer
+
     def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
         """Stop the process group (SIGTERM, then SIGKILL after ``grace_s``), close the pipes;
         the exit code. Safe to call more than once."""

@@ -1,16 +1,10 @@
 """A model turn → the neutral wire events (with times) that the encoders of :mod:`scenarist.wire`
 turn into each API's format.
 
-Pure: the file contents that edits depend on come in through the profile context. Thinking is
-exposed or dropped here according to the API and the scenario's ``server`` settings:
-
-- the endpoint decides whether thinking can be carried at all: reasoning items (Responses),
-  thinking blocks (Messages), nothing (Chat, which has no field for it);
-- ``server.llmApiStyle`` picks the coalescing rules. ``openai`` (the default): a turn's
-  reasoning, text and tool calls always travel in one response. ``anthropic``: the same,
-  unless ``coalesceThinkingWithToolUse: false`` (only read for this style), which keeps
-  thinking out of responses that make tool calls (thinking shows only on answers without
-  tool use).
+Pure: the file contents that edits depend on come in through the profile context. Thinking
+is carried as far as :mod:`scenarist.llm.thinking` says (what the request asks for, within the
+scenario's ``server.llmApiStyle``): a turn's reasoning, text and tool calls travel in one
+response; reasoning that is not shown is not counted in the usage either.
 """
 
 from __future__ import annotations
@@ -23,6 +17,7 @@ from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
 from scenarist.wire import (
     Finish,
     MessageStart,
@@ -53,12 +48,6 @@ def estimate_tokens(chars: int) -> int:
     return max(1, (chars + 3) // 4)
 
 
-def show_thinking(api: Api, script: Script, makes_calls: bool) -> bool:
-    """Whether this API response carries the turn's thinking (see the module doc)."""
-    if api == "chat":
-        return False
-    split = script.api_style == "anthropic" and not script.coalesce_thinking_with_tool_use
-    return not (split and makes_calls)
 
 
 def signature(text: str) -> str:
@@ -76,9 +65,11 @@ def render_turn(
     input_tokens: int,
     ref: TurnRef,
     one_call: bool = False,
+    thinking: ThinkingShown = HIDDEN,
 ) -> Rendered:
     """The events of ``turn`` for ``api``, at the scenario's own times (``at_ms`` since the
     turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`).
+    ``thinking`` is what the request asks of the turn's thinking.
 
     The answer's ids derive from ``ref`` (see :mod:`scenarist.llm.ids`). With ``one_call``
     (the request refused parallel tool calls) the answer makes only the turn's call number
@@ -90,13 +81,16 @@ def render_turn(
         MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens)]
     out_chars = 0
     reasoning_chars = 0
-    if first and turn.thinking and show_thinking(api, script, bool(calls)):
+    show = shown(thinking, script, bool(calls), api) if first and turn.thinking else HIDDEN
+    if show.block:
         for step in turn.thinking:
-            for piece in chunk_text(step.text, CHUNK_CHARS):
-                events.append(ReasoningDelta(piece, at_ms=step.at_ms))
+            if show.text:
+                for piece in chunk_text(step.text, CHUNK_CHARS):
+                    events.append(ReasoningDelta(piece, at_ms=step.at_ms))
             reasoning_chars += len(step.text)
         joined = "".join(s.text for s in turn.thinking)
-        events.append(ReasoningEnd(signature(joined), at_ms=turn.thinking[-1].at_ms))
+        sealed = signature(joined) if show.sealed else ""
+        events.append(ReasoningEnd(sealed, at_ms=turn.thinking[-1].at_ms))
     for step in turn.text if first else ():
         for piece in chunk_text(step.text, CHUNK_CHARS):
             events.append(TextDelta(piece, at_ms=step.at_ms))

@@ -57,6 +57,12 @@ CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
 # Bodies larger than this are answered on a worker thread: reading a 32 MiB conversation takes
 # tens of milliseconds of CPU that the event loop (every other stream's pacing) must not wait on.
 OFF_LOOP_BYTES = 256 * 1024
+# On the server's own refusals (a body the API refuses, no scenario, a request out of step
+# with the scenario): the answer is a pure function of the request, so a retry gets it again.
+# The OpenAI and Anthropic SDKs (and those built like them) read this header before their
+# status rules, which retry a 409 twice (three requests and about 1.8 s for one mismatch).
+# Scripted errors keep the SDKs' own rules: a scripted 429 or 5xx is retried, as for real.
+NO_RETRY = {"x-should-retry": "false"}
 
 
 @dataclass(slots=True)
@@ -103,6 +109,7 @@ class MockModelServer:
                 Route("/health", self._health, methods=["GET", "HEAD"]),
                 Route("/_scenarist/journal", self._journal, methods=["GET", "DELETE"]),
                 Route("/_scenarist/check", self._check, methods=["POST"]),
+                Route("/_scenarist/reset", self._reset, methods=["POST"]),
             ],
             exception_handlers={404: self._unrouted, 405: self._unrouted},
         )
@@ -222,6 +229,22 @@ class MockModelServer:
             self.journal.clear()
             return JSONResponse({"cleared": True})
         return JSONResponse({"requests": list(self.journal), "dropped": self.journal.dropped})
+
+    async def _reset(self, request: Request) -> Response:
+        return JSONResponse(self.reset())
+
+    def reset(self) -> dict[str, Any]:
+        """``POST /_scenarist/reset``: start afresh for the next test, as if just started.
+
+        A scripted error is answered once per conversation (a retry carries the same history
+        and must get past it), and conversations without a session id are told apart by the
+        shape of their history alone, so the next test that plays the same scenario would
+        meet no scripted 429. Reset forgets the scripted errors answered so far and clears the
+        journal; loaded scenarios and their memoised answers stay."""
+        forgotten, cleared = len(self._served_errors), len(self.journal)
+        self._served_errors.clear()
+        self.journal.clear()
+        return {"reset": True, "scripted_errors_forgotten": forgotten, "journal_cleared": cleared}
 
     async def _check(self, request: Request) -> Response:
         """``POST /_scenarist/check?scenario=NAME&workspace=DIR`` (or the same as a JSON
@@ -409,16 +432,14 @@ class MockModelServer:
     # ------------------------------------------------------------------ errors
 
     def _error(self, api: Api, reply: Rejection) -> Response:
-        body = error_body(
-            WIRE[api], reply.status, reply.message, type=reply.type, param=reply.param,
-            code=reply.code,
-        )
+        body = error_body(WIRE[api], reply.status, reply.message, type=reply.type,
+                          code=reply.code, param=reply.param)
         if reply.details is not None and api == "messages":
             body["error"]["details"] = dict(reply.details)
         return Response(
             orjson.dumps(body),
             status_code=reply.status,
-            headers=reply.headers,
+            headers=reply.headers if reply.scripted else {**reply.headers, **NO_RETRY},
             media_type="application/json",
         )
 
@@ -434,8 +455,8 @@ class MockModelServer:
 
 _SERVED = (
     "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
-    "/v1/messages/count_tokens; GET /v1/responses/{id}, /v1/models, /health, "
-    "/_scenarist/journal"
+    "/v1/messages/count_tokens, /_scenarist/check, /_scenarist/reset; "
+    "GET /v1/responses/{id}, /v1/models, /health, /_scenarist/journal"
 )
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",

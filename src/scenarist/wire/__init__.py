@@ -16,7 +16,7 @@ from typing import Any
 
 from scenarist.wire import anthropic, openai_chat, openai_responses
 from scenarist.wire.chunking import chunk_text
-from scenarist.wire.errors import APIS, WireApi, error_body
+from scenarist.wire.errors import APIS, WireApi, error_body, scripted_error_fields
 from scenarist.wire.events import (
     DEFAULT_MODEL,
     Error,
@@ -104,5 +104,6 @@ __all__ = [
     "leading_error",
     "requested_model",
     "resolve_finish",
+    "scripted_error_fields",
     "wants_stream",
 ]

@@ -89,7 +89,7 @@ def item_body(resp_id: str, part: Part, index: int, done: bool = True) -> dict[s
                 "content": [_text_part(part.text)] if done else []}
     if isinstance(part, ReasoningPart):
         item: dict[str, Any] = {"id": iid, "type": "reasoning",
-                                "summary": [_summary(part.text)] if done else []}
+                                "summary": [_summary(part.text)] if done and part.text else []}
         if done and part.signature:
             item["encrypted_content"] = part.signature
         return item
