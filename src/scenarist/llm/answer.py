@@ -42,11 +42,18 @@ from scenarist.llm.conversation import (
     detect_profile,
     read_request,
 )
-from scenarist.llm.position import Position, PositionError, locate
+from scenarist.llm.position import (
+    Position,
+    PositionError,
+    first_prompt_index,
+    from_prompt,
+    locate,
+)
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
+from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import WireApi, encode_body, encode_stream
 
@@ -56,7 +63,8 @@ WIRE: dict[Api, WireApi] = {
     "messages": "anthropic",
 }
 MEMO_LIMIT = 1024
-AgentType = Literal["auto", "claude", "codex", "openai"]
+MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
+AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
 Notes = dict[str, Any]  # what was learned about the request, for the journal
 
@@ -131,12 +139,13 @@ class Rendering(NamedTuple):
         and only inside the agent's workspace)."""
         root = Workspace.of_agent(self.workspace, self.conv.cwd).root
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
-                       confine=lambda path: confine(root, path))
+                       confine=lambda path: confine(root, path), decls=self.conv.tools,
+                       side=is_side_request(self.conv, self.profile, self.turn))
 
     def key(self) -> tuple[Any, ...]:
         """The memo key: every input that reaches :func:`encode_turn`."""
         c = self.conv
-        return (id(self.script), self.turn.index, self.api, self.profile, self.cwd, self.tools,
+        return (id(self.script), self.turn.index, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created)
 
 
@@ -237,10 +246,13 @@ class Answerer:
         try:
             conv = read(request, notes)
             script = self.select(request, conv, notes).script
+            conv = anchored(conv, script, notes)
             profile = self.profile(conv, notes)
             key = _conversation_key(request.headers, conv) if script.has_errors else ""
             turn = place(script, conv, key, served, notes).turn
-            if turn.checks or script.final_checks:
+            if is_side_request(conv, profile, turn):
+                notes["side_request"] = True
+            elif turn.checks or script.final_checks:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
                 scripted_error(script, turn, key, notes)
@@ -260,17 +272,28 @@ class Answerer:
 
     def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
+        name = request.headers.get("x-scenario-name")
+        prompt = request.headers.get("x-scenario-prompt")
+        # context before the user's prompt (aider's few-shot pairs) is no scenario's prompt:
+        # the first user prompt that selects one is where the conversation starts
+        later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
         try:
-            choice = self.selector.choose(
-                name=request.headers.get("x-scenario-name"),
-                prompt=request.headers.get("x-scenario-prompt"),
-                conversation_prompt=conv.first_prompt,
-            )
+            choice = self.selector.choose(name=name, prompt=prompt,
+                                          conversation_prompt=conv.first_prompt)
         except RequestSelectionError as exc:
-            raise _Rejected(exc.status, exc.message) from None
+            found = next(filter(None, (self._by_prompt(p) for p in later)), None)
+            if found is None:
+                raise _Rejected(exc.status, exc.message) from None
+            choice = found
         notes.update(scenario=choice.script.name, selected_by=choice.by,
                      distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
         return choice
+
+    def _by_prompt(self, prompt: str) -> Choice | None:
+        try:
+            return self.selector.choose(conversation_prompt=prompt)
+        except RequestSelectionError:
+            return None
 
     def check(self, script: Script, turn: ModelTurn, conv: Conversation, notes: Notes) -> None:
         """The asserts due before ``turn``, against the agent's workspace."""
@@ -302,6 +325,10 @@ class Answerer:
             return self.encode(rendering)
         except EditError as exc:
             raise _Rejected(409, f"scenarist: {exc}") from None
+        except FitError as exc:
+            raise _Rejected(400, f"scenarist: {rendering.turn.describe()} of scenario "
+                                 f"{rendering.script.name!r}: {exc}",
+                            type="invalid_request_error") from None
         except OSError as exc:  # a target that is no regular file, or too large to read
             raise _Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
 
@@ -320,6 +347,24 @@ def read(request: ModelRequest, notes: Notes) -> Conversation:
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
     return conv
+
+
+def is_side_request(conv: Conversation, profile: Profile, turn: ModelTurn) -> bool:
+    """A request that declares no tools where the scenario calls some (opencode's title
+    request, Claude Code's quota check) is not the agent's conversation: it gets the turn's
+    text and no tool calls, runs no asserts, and moves nothing (position is derived from each
+    request alone). aider declares no tools either, but takes its edits as text."""
+    return bool(turn.actions) and not conv.tools and profile != "aider"
+
+
+def anchored(conv: Conversation, script: Script, notes: Notes) -> Conversation:
+    """``conv`` counted from the user prompt where ``script``'s first prompt sits (see
+    :func:`scenarist.llm.position.from_first_prompt`)."""
+    start = first_prompt_index(conv, script)
+    if start:
+        notes["context_prompts"] = start
+        notes["user_turns"] = conv.user_turns - start
+    return from_prompt(conv, start)
 
 
 def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorKey], bool],

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from scenarist.llm.conversation import Api
 from scenarist.llm.profiles import Call, Context, render_action
-from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.script import ModelTurn, Script, TimedText
 from scenarist.wire import (
     Finish,
     MessageStart,
@@ -82,7 +82,9 @@ def render_turn(
 ) -> Rendered:
     """The events of ``turn`` for ``api``, at the scenario's own times (``at_ms`` since the
     turn began; speed is applied by whoever paces them, see :mod:`scenarist.play`)."""
-    calls = tuple(render_action(a, ctx) for a in turn.actions)
+    rendered = () if ctx.side else tuple(render_action(a, ctx) for a in turn.actions)
+    calls = tuple(c for c in rendered if c.kind != "text")
+    texts = answer_text(turn, script, ctx.side, [c for c in rendered if c.kind == "text"])
 
     rid = hashlib.sha1(f"{script.name}\0{turn.index}".encode()).hexdigest()[:24]
     events: list[WireEvent] = [MessageStart(id=rid, model=model, input_tokens=input_tokens)]
@@ -95,14 +97,15 @@ def render_turn(
             reasoning_chars += len(step.text)
         joined = "".join(s.text for s in turn.thinking)
         events.append(ReasoningEnd(signature(joined), at_ms=turn.thinking[-1].at_ms))
-    for step in turn.text:
+    for step in texts:
         for piece in chunk_text(step.text, CHUNK_CHARS):
             events.append(TextDelta(piece, at_ms=step.at_ms))
         out_chars += len(step.text)
     end = turn.duration_ms
     for k, call in enumerate(calls):
         cid = call_id(api, script.name, turn.index, k)
-        events.append(ToolCallStart(cid, call.name, call.kind, at_ms=end))
+        events.append(ToolCallStart(cid, call.name, "custom" if call.kind == "custom" else "function",
+                                    at_ms=end))
         for piece in _split(call.arguments):
             events.append(ToolCallDelta(cid, piece, at_ms=end))
         events.append(ToolCallEnd(cid, at_ms=end))
@@ -114,6 +117,20 @@ def render_turn(
     )
     events.append(Finish(usage=usage, at_ms=end))
     return Rendered(tuple(events), calls)
+
+
+def answer_text(turn: ModelTurn, script: Script, side: bool,
+                text_calls: Sequence[Call]) -> tuple[TimedText, ...]:
+    """The turn's text steps, then the actions that travel as text (aider's edit blocks) at
+    the turn's end; a side request (no tools declared, see :mod:`scenarist.llm.answer`) gets
+    the turn's text, or the scenario's name when the turn has none."""
+    if side and not turn.text:
+        return (TimedText(0, script.name),)
+    if not text_calls:
+        return turn.text
+    blocks = "\n".join(c.arguments for c in text_calls)
+    lead = "\n\n" if turn.text else ""
+    return (*turn.text, TimedText(turn.duration_ms, lead + blocks))
 
 
 def _split(text: str, size: int = 64) -> Sequence[str]:
