@@ -19,6 +19,10 @@ from scenarist.llm.cli import load_scripts
 PROMPT = "List the files, then say what you saw"
 
 
+BASH_SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}},
+               "required": ["command"]}
+
+
 def _scenario(tmp_path: Path, server: str) -> str:
     path = tmp_path / "styled.yaml"
     path.write_text(
@@ -50,6 +54,7 @@ def _messages(url: str, *history: dict[str, Any]) -> dict[str, Any]:
         "model": "m",
         "max_tokens": 100,
         "messages": [{"role": "user", "content": PROMPT}, *history],
+        "tools": [{"name": "Bash", "input_schema": BASH_SCHEMA}],
     }
     resp = httpx.post(f"{url}/v1/messages", json=body, timeout=10)
     assert resp.status_code == 200, resp.text
@@ -58,7 +63,8 @@ def _messages(url: str, *history: dict[str, Any]) -> dict[str, Any]:
 
 
 def _responses(url: str, *history: dict[str, Any]) -> dict[str, Any]:
-    body = {"model": "m", "input": [{"role": "user", "content": PROMPT}, *history]}
+    body = {"model": "m", "input": [{"role": "user", "content": PROMPT}, *history],
+            "tools": [{"type": "function", "name": "Bash", "parameters": BASH_SCHEMA}]}
     resp = httpx.post(f"{url}/v1/responses", json=body, timeout=10)
     assert resp.status_code == 200, resp.text
     result: dict[str, Any] = resp.json()
