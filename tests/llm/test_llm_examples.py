@@ -13,8 +13,8 @@ import pytest
 from llm_agents import REPO, claude, codex, dirs
 
 from scenarist.llm.cli import load_scripts
-from scenarist.llm.process import run_server
 from scenarist.llm.conversation import ToolDecl
+from scenarist.llm.process import run_server
 from scenarist.llm.profiles import Context, render_action
 from scenarist.llm.script import ToolAction
 
