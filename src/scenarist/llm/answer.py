@@ -362,8 +362,8 @@ def anchored(conv: Conversation, script: Script, notes: Notes) -> Conversation:
     :func:`scenarist.llm.position.from_first_prompt`)."""
     start = first_prompt_index(conv, script)
     if start:
-        notes["context_prompts"] = start
-        notes["user_turns"] = conv.user_turns - start
+        notes.update(context_prompts=start, prompt=conv.prompts[start],
+                     user_turns=conv.user_turns - start)
     return from_prompt(conv, start)
 
 

@@ -477,9 +477,8 @@ def aider_text(action: Action, ctx: Context) -> Call:
     match tool:
         case WriteFile(path=path, content=content):
             return _aider_change(path, ctx.read_text(ctx.path(path)), content)
-        case EditFile(path=path):
-            before = ctx.read_text(ctx.path(path))
-            return _aider_change(path, before, edited(tool, before))
+        case EditFile(path=path, old_string=old, new_string=new):  # aider has the file
+            return Call("search/replace", search_replace(path, old, new), "text")
         case RunCmd(cmd=cmd):
             return Call("shell", shell_block(cmd), "text")
     raise FitError(f"it calls {tool.name}, which aider cannot be asked for: aider declares no "
