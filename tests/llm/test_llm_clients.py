@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import AIDER_VENV, SCENARIOS, aider, dirs, node_bin, opencode
+from llm_agents import AIDER_VENV, SCENARIOS, aider, dirs, opencode
 
 from scenarist.llm.process import run_server
 
