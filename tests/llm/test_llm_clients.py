@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import AIDER_VENV, SCENARIOS, aider, dirs, opencode
+from llm_agents import AIDER_VENV, aider, dirs, opencode
 
 from scenarist.llm.process import run_server
 
 pytestmark = pytest.mark.real_agent
+CLIENTS = Path(__file__).resolve().parent / "client_scenarios"
 
 
 @pytest.mark.parametrize("model_class", ["responses", "chat"])
@@ -47,7 +48,7 @@ def test_the_agents_sdk_gets_write_file_as_it_declared_it(model_class: str,
         written.append(path)
         return f"wrote {path}"
 
-    with run_server(SCENARIOS / "agents_write_file.yaml", "--scenario-speed", "0.01") as srv:
+    with run_server(CLIENTS / "agents_write_file.yaml", "--scenario-speed", "0.01") as srv:
         client = AsyncOpenAI(base_url=f"{srv.base_url}/v1", api_key="sk-test", max_retries=0)
         model: Any = (OpenAIResponsesModel(model="m", openai_client=client)
                       if model_class == "responses"
@@ -66,7 +67,7 @@ def test_opencode_writes_a_file_and_runs_a_command(tmp_path: Path) -> None:
     work, home = dirs(tmp_path)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     prompt = "Create hello.txt, then record that a command ran"
-    with run_server(SCENARIOS / "opencode_write_run.yaml", "--scenario-speed", "0.01") as srv:
+    with run_server(CLIENTS / "opencode_write_run.yaml", "--scenario-speed", "0.01") as srv:
         result = opencode(srv.base_url, prompt, work, home)
         journal = srv.journal()
     assert result.returncode == 0, result.stderr[-2000:]
@@ -97,7 +98,7 @@ def test_aider_applies_a_search_replace_edit_after_its_few_shot_context(tmp_path
     subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
                     "-qm", "init"], check=True)
     prompt = "Make the greeting in hello.py casual"
-    with run_server(SCENARIOS / "aider_casual_greeting.yaml", "--scenario-speed", "0.01") as srv:
+    with run_server(CLIENTS / "aider_casual_greeting.yaml", "--scenario-speed", "0.01") as srv:
         result = aider(srv.base_url, prompt, work, home, "hello.py")
         journal = srv.journal()
     assert result.returncode == 0, result.stdout[-2000:]

@@ -7,10 +7,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from scenarist.llm.aider import fence_for, search_replace
 from scenarist.llm.conversation import ToolDecl, read_request, schema_params
+from scenarist.llm.process import run_server
 from scenarist.llm.profiles import Context, render_action
 from scenarist.llm.script import EditAction, ToolAction
 from scenarist.llm.tool_fit import FitError
@@ -176,8 +178,9 @@ def test_declared_schemas_are_read_from_all_three_apis() -> None:
 
 def test_aider_gets_search_replace_blocks_in_the_text() -> None:
     context = ctx(profile="aider", files={"/w/hello.py": "def hi():\n    print('hi')\n"})
-    edit = render_action(ToolAction("editFile", {"path": "hello.py", "old_string": "'hi'",
-                                                 "new_string": "'hey'"}), context)
+    edit = render_action(ToolAction("editFile", {"path": "hello.py",
+                                                 "old_string": "    print('hi')",
+                                                 "new_string": "    print('hey')"}), context)
     assert edit.kind == "text"
     assert edit.arguments == ("hello.py\n```\n<<<<<<< SEARCH\n    print('hi')\n=======\n"
                               "    print('hey')\n>>>>>>> REPLACE\n```\n")
@@ -195,3 +198,30 @@ def test_aider_fences_outgrow_the_backticks_in_the_content() -> None:
 def test_aider_cannot_be_asked_for_a_web_search() -> None:
     with pytest.raises(FitError, match="aider declares no tools"):
         render_action(ToolAction("webSearch", {"query": "x"}), ctx(profile="aider"))
+
+
+# ---- the server: start-up note, journal, 400 ----------------------------------------------
+
+
+def test_a_renamed_tool_name_is_said_at_start_up_and_in_the_journal(tmp_path: Path) -> None:
+    scenario = tmp_path / "alias.yaml"
+    scenario.write_text("""name: alias
+timeline:
+  - userInputs: [[0, "write the file"]]
+  - llmResponse: [{assistant: [[10, "Writing."]]}]
+  - agentToolUse: {toolName: write_file, args: {path: a.txt, content: "hi"}}
+""")
+    tools = [{"type": "function", "function": {"name": "write_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"},
+                                         "content": {"type": "string"}}}}}]
+    body = {"model": "m", "messages": [{"role": "user", "content": "write the file"}],
+            "tools": tools}
+    with run_server(scenario) as srv:
+        answer = httpx.post(f"{srv.base_url}/v1/chat/completions", json=body, timeout=10)
+        journal = srv.journal()
+        stderr = srv.stderr
+    (tool_call,) = answer.json()["choices"][0]["message"]["tool_calls"]
+    assert tool_call["function"]["name"] == "write_file"
+    assert json.loads(tool_call["function"]["arguments"]) == {"path": "a.txt", "content": "hi"}
+    assert journal[0]["renamed"] == {"writeFile": "write_file"}
+    assert "toolName 'write_file' is read as 'writeFile'; requests get it as the tool" in stderr

@@ -51,7 +51,7 @@ from scenarist.llm.position import (
 )
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
-from scenarist.llm.script import Action, EditAction, ModelTurn, Script
+from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
@@ -262,6 +262,9 @@ class Answerer:
                                             self.workspace, conv,
                                             estimate_tokens(len(request.raw)), request.created))
             notes["calls"] = list(encoded.calls)
+            renamed = renamed_calls(turn, encoded.calls)
+            if renamed:
+                notes["renamed"] = renamed
             if self.strict:
                 strict(script, turn, tools, encoded)
             return Answer(encoded, notes)
@@ -400,6 +403,15 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
             f"scenarist --strict: the request does not declare the tool(s) "
             f"{', '.join(missing)} that {turn.describe()} of scenario {script.name!r} "
             f"calls; declared: {', '.join(sorted(tools)) or 'none'}")
+
+
+def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
+    """The scenario's tool names that went out under another (declared) name, for the
+    journal (only when every action became one call; aider's text blocks are no calls)."""
+    if len(calls) != len(turn.actions):
+        return {}
+    return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
+            if isinstance(a, ToolAction) and a.tool != c}
 
 
 def _reads_files(action: Action) -> bool:

@@ -126,9 +126,11 @@ def argument_problem(args: argparse.Namespace) -> str | None:
 
 
 def load_scripts(
-    paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False
+    paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False,
+    notes: list[str] | None = None,
 ) -> list[Script]:
-    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations."""
+    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations.
+    What the server should say at start-up goes to ``notes`` (see :func:`renamed_tools`)."""
     from scenarist.llm.plan import build_script
     from scenarist.scenario import load_scenarios, parse_defines
 
@@ -139,7 +141,18 @@ def load_scripts(
         strict=False,
         allow_outside_paths=allow_outside_paths,
     )
+    if notes is not None:
+        notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
     return [build_script(s) for s in scenarios]
+
+
+def renamed_tools(warnings: Sequence[Any]) -> list[str]:
+    """A scenario tool written with a spelling the loader reads as another name
+    (``write_file`` → ``writeFile``): said at start-up, because a client may declare either;
+    the call goes to the declared tool that fits, never to an undeclared spelling."""
+    return [f"{w.file}:{w.line}: {w.message}; requests get it as the tool they declare that "
+            "fits (see docs/llm-server.md, tool fitting)"
+            for w in warnings if w.message.startswith("toolName ") and " is read as " in w.message]
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -161,8 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from scenarist.scenario.errors import ScenarioError
 
+    notes: list[str] = []
     try:
-        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths)
+        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths,
+                               notes)
     except ScenarioError as exc:
         print(f"scenarist llm: {exc}", file=sys.stderr)
         return 1
@@ -172,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"scenarist llm: cannot read scenarios: {exc}", file=sys.stderr)
         return 1
+    for note in notes:
+        print(f"scenarist llm: {note}", file=sys.stderr)
     if not scripts:
         print(
             f"scenarist llm: no scenarios found in {', '.join(args.scenario)}; pass scenario "
