@@ -2,7 +2,8 @@
 
     scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
                   [--scenario-speed F] [--scenario-define K=V ...]
-                  [--agent-type auto|claude|codex|openai] [--workspace DIR] [--strict]
+                  [--agent-type auto|claude|codex|openai|opencode|aider] [--workspace DIR]
+                  [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
@@ -66,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--agent-type",
-        choices=("auto", "claude", "codex", "openai"),
+        choices=("auto", "claude", "codex", "openai", "opencode", "aider"),
         default="auto",
         help="tool vocabulary of the answers (auto: from the request's tools)",
     )
