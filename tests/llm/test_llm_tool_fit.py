@@ -86,13 +86,16 @@ def test_a_required_parameter_that_cannot_be_filled_means_no_fit() -> None:
 
 
 def test_opencode_s_tools_get_absolute_paths_and_camel_case_parameters() -> None:
+    # opencode 1.18.33's own schemas (captured from its request)
+    bash = decl("bash", ("command",), command="string", timeout="integer", workdir="string")
     write = decl("write", ("content", "filePath"), content="string", filePath="string")
     edit = decl("edit", ("filePath", "oldString", "newString"), filePath="string",
                 oldString="string", newString="string", replaceAll="boolean")
     read = decl("read", ("filePath",), filePath="string", offset="number", limit="number")
-    context = ctx(write, edit, read, profile="opencode",
+    context = ctx(bash, write, edit, read, profile="opencode",
                   files={"/w/b.txt": "one\ntwo\nthree\n"})
     assert call(WRITE, context) == ("write", {"filePath": "/w/a.txt", "content": "hi\n"})
+    assert call(RUN, context) == ("bash", {"command": "ls -la"})
     change = ToolAction("editFile", {"path": "b.txt", "old_string": "two", "new_string": "2"})
     assert call(change, context) == (
         "edit", {"filePath": "/w/b.txt", "oldString": "two", "newString": "2"})
