@@ -206,14 +206,21 @@ def test_aider_cannot_be_asked_for_a_web_search() -> None:
 # ---- the server: start-up note, journal, 400 ----------------------------------------------
 
 
-def test_a_renamed_tool_name_is_said_at_start_up_and_in_the_journal(tmp_path: Path) -> None:
-    scenario = tmp_path / "alias.yaml"
-    scenario.write_text("""name: alias
+def write_scenario(tmp_path: Path, action: str) -> Path:
+    """A scenario whose one turn says "Writing." and makes ``action`` (a timeline item)."""
+    scenario = tmp_path / "write.yaml"
+    scenario.write_text(f"""name: write
 timeline:
   - userInputs: [[0, "write the file"]]
-  - llmResponse: [{assistant: [[10, "Writing."]]}]
-  - agentToolUse: {toolName: write_file, args: {path: a.txt, content: "hi"}}
+  - llmResponse: [{{assistant: [[10, "Writing."]]}}]
+  - {action}
 """)
+    return scenario
+
+
+def test_a_renamed_tool_name_is_said_at_start_up_and_in_the_journal(tmp_path: Path) -> None:
+    scenario = write_scenario(
+        tmp_path, 'agentToolUse: {toolName: write_file, args: {path: a.txt, content: "hi"}}')
     tools = [{"type": "function", "function": {"name": "write_file", "parameters": {
         "type": "object", "properties": {"path": {"type": "string"},
                                          "content": {"type": "string"}}}}}]
@@ -228,3 +235,21 @@ timeline:
     assert json.loads(tool_call["function"]["arguments"]) == {"path": "a.txt", "content": "hi"}
     assert journal[0]["renamed"] == {"writeFile": "write_file"}
     assert "toolName 'write_file' is read as 'writeFile'; requests get it as the tool" in stderr
+
+
+def test_no_fit_is_a_400_in_the_anthropic_format(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, 'writeFile: {path: a.txt, content: "hi"}')
+    body = {"model": "m", "max_tokens": 100,
+            "messages": [{"role": "user", "content": "write the file"}],
+            "tools": [{"name": "get_weather", "input_schema": {
+                "type": "object", "properties": {"city": {"type": "string"}},
+                "required": ["city"]}}]}
+    with run_server(scenario) as srv:
+        answer = httpx.post(f"{srv.base_url}/v1/messages", json=body, timeout=10)
+    assert answer.status_code == 400
+    error = answer.json()
+    assert error["type"] == "error"
+    assert "turn 0" in error["error"]["message"]
+    assert "it calls writeFile a.txt, but the request declares no tool that can carry it" in (
+        error["error"]["message"])
+    assert "declared: get_weather" in error["error"]["message"]
