@@ -1,6 +1,6 @@
-"""Tool profiles: a scenario action → a tool call in one agent's own vocabulary.
+"""Tool profiles: a scenario action → a tool call the agent declared, in its own vocabulary.
 
-Three profiles (``--agent-type``):
+Profiles (``--agent-type``, else detected from the request):
 
 - ``claude``: Claude Code's tools (Bash, Read, Write, Edit, Grep, Glob, WebFetch, ...), with
   absolute ``file_path`` arguments as its Write/Edit/Read require.
@@ -8,16 +8,22 @@ Three profiles (``--agent-type``):
   ``apply_patch`` custom tool (``*** Begin Patch`` grammar) for file writes and edits; when the
   request does not declare ``apply_patch`` (models other than gpt-5.x), edits become a shell
   here-document through ``exec_command``.
-- ``openai``: generic function calling: the scenario's tool name and arguments as the format
-  spells them.
+- ``openai`` (generic) and ``opencode``: the declared tool that fits each action
+  (:mod:`scenarist.llm.tool_fit`, with fallbacks: an edit as a write or a here-document,
+  reads and listings as shell commands); opencode gets absolute paths.
+- ``aider``: no tools; file changes as *SEARCH/REPLACE blocks* in the text
+  (:mod:`scenarist.llm.aider`).
+
+Claude's and Codex's calls hold only while the request declares the tool they name; otherwise
+the action is fitted like a generic one, so no call ever names an undeclared tool (a
+:class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carry it).
 
 Each profile matches on the typed tool records of :mod:`scenarist.scenario.tools` (aliases
-were resolved by the loader); a tool it has no mapping for (``GenericTool``, or a tool
-declared later) passes through with its name and arguments.
+were resolved by the loader).
 
-Every action becomes exactly one call (the position logic counts on it). Edits need the file's
-current text to produce a real, applicable edit; it is passed in as ``read_text`` so that these
-functions stay pure.
+Every action becomes exactly one call (the position logic counts on it), or, for aider, one
+block of text. Edits need the file's current text to produce a real, applicable edit; it is
+passed in as ``read_text`` so that these functions stay pure.
 """
 
 from __future__ import annotations
