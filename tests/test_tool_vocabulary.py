@@ -17,7 +17,7 @@ import pytest
 from scenarist.codex.play_scenario import scenario_steps
 from scenarist.codex.rng import Rng
 from scenarist.codex.turn import CodexTurn
-from scenarist.llm.conversation import Profile
+from scenarist.llm.conversation import Profile, ToolDecl
 from scenarist.llm.plan import build_script
 from scenarist.llm.profiles import Context, render_action
 from scenarist.llm.script import ToolAction
@@ -108,7 +108,8 @@ def test_schema_describes_it(frobnicate: type[Frobnicate]) -> None:
 def test_model_api_renders_it_in_every_profile(frobnicate: type[Frobnicate],
                                                profile: Profile) -> None:
     turn = build_script(load_scenario_text(SCENARIO)).segments[0].turns[0]
-    ctx = Context(profile, "/work", frozenset({"frobnicate"}), lambda path: None)
+    ctx = Context(profile, "/work", frozenset({"frobnicate"}), lambda path: None,
+                  decls=(ToolDecl("frobnicate"),))
     calls = [render_action(action, ctx) for action in turn.actions]
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [
         ("frobnicate", WIDGET), ("frobnicate", {"target": "gadget"})]

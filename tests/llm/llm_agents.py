@@ -132,3 +132,50 @@ def comparable(line: dict[str, Any]) -> dict[str, Any]:
 
 def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def node_bin(name: str) -> Path:
+    """A pinned npm CLI: tests/node's, or one in ``$SCENARIST_NODE_BIN`` (a folder of a
+    private install, for trying a new pin before tests/node has it)."""
+    override = os.environ.get("SCENARIST_NODE_BIN")
+    return Path(override) / name if override else BIN / name
+
+
+AIDER_VENV = REPO / ".venv-aider"  # aider-chat's pins conflict with ours: scripts/test makes it
+
+
+def opencode(url: str, prompt: str, workdir: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """``opencode run`` with a config in a private HOME/XDG tree whose only provider is
+    ``scenarist llm`` at ``url`` (an OpenAI-compatible provider, base URL ending in /v1).
+    opencode takes its directory from ``$PWD``, not from the process's working directory."""
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "scenarist": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "scenarist",
+                "options": {"baseURL": f"{url}/v1", "apiKey": "sk-test"},
+                "models": {"mock-model": {"name": "mock-model"}},
+            }
+        },
+        "model": "scenarist/mock-model",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    (home / "config" / "opencode").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "opencode" / "opencode.json").write_text(json.dumps(config))
+    env = {"HOME": str(home), "PWD": str(workdir), "OPENCODE_DISABLE_MODELS_FETCH": "1",
+           **{f"XDG_{kind}_HOME": str(home / kind.lower())
+              for kind in ("CONFIG", "DATA", "CACHE", "STATE")}}
+    return run_agent([str(node_bin("opencode")), "run", prompt], workdir, env)
+
+
+def aider(url: str, prompt: str, workdir: Path, home: Path,
+          *files: str) -> subprocess.CompletedProcess[str]:
+    """aider with the *SEARCH/REPLACE* edit format (``--edit-format diff``) against ``url``,
+    once (``--message``), saying yes to everything, with ``files`` in the chat."""
+    argv = [str(AIDER_VENV / "bin" / "aider"), "--model", "openai/mock-model",
+            "--edit-format", "diff", "--message", prompt, "--yes-always", "--no-check-update",
+            "--no-show-model-warnings", "--no-analytics", "--no-pretty", "--no-stream", *files]
+    env = {"HOME": str(home), "OPENAI_API_BASE": f"{url}/v1", "OPENAI_API_KEY": "sk-test"}
+    return run_agent(argv, workdir, env)

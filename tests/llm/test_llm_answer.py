@@ -80,3 +80,32 @@ def test_the_memo_wraps_the_pure_encoder_without_changing_a_byte() -> None:
         assert isinstance(one, Answer) and isinstance(two, Answer) and isinstance(plain, Answer)
         assert one.encoded is two.encoded and one.encoded == plain.encoded
     assert len(memo) == 2
+
+
+HELLO = build_script(load_scenario_text(
+    "name: hello\n"
+    "timeline:\n"
+    "  - userInputs: [[0, say hello]]\n"
+    "  - llmResponse: [{assistant: [[0, Hello]]}]\n"
+    "  - userInputs: [[0, say more]]\n"
+    "  - llmResponse: [{assistant: [[0, More]]}]\n"))
+
+
+def test_context_before_the_prompt_is_not_a_user_turn(captured: Any) -> None:
+    """aider sends few-shot and 'I switched to a new code base' pairs before the request:
+    the scenario starts at the user prompt that selects it, by prompt or by name."""
+    body = captured("aider_request.json")["body"]
+    answerer = Answerer(Selector([PACED, HELLO]))
+    for headers in ({}, {"x-scenario-name": "hello"}):
+        result = answerer.answer(request(body, **headers), never)
+        assert isinstance(result, Answer), result
+        assert b"Hello" in b"".join(b.data for b in result.encoded.batches)
+        assert result.notes["context_prompts"] == 3 and result.notes["user_turns"] == 1
+        assert result.notes["prompt"].startswith("say hello")
+    # the next user turn counts from there too
+    later = {**body, "stream": False, "messages": [
+        *body["messages"], {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "say more"}]}
+    result = answerer.answer(request(later), never)
+    assert isinstance(result, Answer), result
+    assert json.loads(result.encoded.body or b"")["choices"][0]["message"]["content"] == "More"

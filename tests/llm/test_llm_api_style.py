@@ -20,6 +20,10 @@ from scenarist.llm.cli import load_scripts
 PROMPT = "List the files, then say what you saw"
 
 
+BASH_SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}},
+               "required": ["command"]}
+
+
 def _scenario(tmp_path: Path, server: str) -> str:
     path = tmp_path / "styled.yaml"
     path.write_text(
@@ -57,6 +61,7 @@ def _messages(url: str, *history: dict[str, Any], thinking: Any = THINK) -> dict
         "model": "m",
         "max_tokens": 2048,
         "messages": [{"role": "user", "content": PROMPT}, *history],
+        "tools": [{"name": "Bash", "input_schema": BASH_SCHEMA}],
     }
     if thinking is not None:
         body["thinking"] = thinking
@@ -67,7 +72,9 @@ def _messages(url: str, *history: dict[str, Any], thinking: Any = THINK) -> dict
 
 
 def _responses(url: str, reasoning: Any = REASON, include: Any = ENCRYPTED) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": "m", "input": [{"role": "user", "content": PROMPT}]}
+    body: dict[str, Any] = {
+        "model": "m", "input": [{"role": "user", "content": PROMPT}],
+        "tools": [{"type": "function", "name": "Bash", "parameters": BASH_SCHEMA}]}
     if reasoning is not None:
         body["reasoning"] = reasoning
     if include is not None:

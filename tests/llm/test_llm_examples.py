@@ -13,8 +13,10 @@ import pytest
 from llm_agents import REPO, claude, codex, dirs
 
 from scenarist.llm.cli import load_scripts
+from scenarist.llm.conversation import ToolDecl
 from scenarist.llm.process import run_server
 from scenarist.llm.profiles import Context, render_action
+from scenarist.llm.script import ToolAction
 
 EXAMPLES = REPO / "examples"
 
@@ -85,9 +87,14 @@ def test_rate_limit_error_reaches_the_anthropic_sdk(serve: Any) -> None:
 @pytest.mark.parametrize("profile", ["claude", "codex", "openai"])
 def test_every_tool_of_the_tool_tour_renders(profile: Any, tmp_path: Path) -> None:
     (script,) = load_scripts([str(EXAMPLES / "tool-tour.yaml")], [])
-    tools = frozenset({"apply_patch", "exec_command"})
-    ctx = Context(profile=profile, cwd=str(tmp_path), tools=tools, read_text=lambda _p: None)
-    calls = [render_action(a, ctx) for t in script.turns for a in t.actions]
+    actions = [a for t in script.turns for a in t.actions]
+    written = {a.tool for a in actions if isinstance(a, ToolAction)} | {"writeFile", "editFile"}
+    # a generic client that declares the format's tools; the agents' own vocabularies
+    decls = tuple(ToolDecl(name) for name in sorted(written)) if profile == "openai" else ()
+    tools = frozenset({"apply_patch", "exec_command"} | {d.name for d in decls})
+    ctx = Context(profile=profile, cwd=str(tmp_path), tools=tools, read_text=lambda _p: None,
+                  decls=decls)
+    calls = [render_action(a, ctx) for a in actions]
     assert calls and all(c.name for c in calls)
     for call in calls:
         if call.kind == "function":
@@ -96,3 +103,5 @@ def test_every_tool_of_the_tool_tour_renders(profile: Any, tmp_path: Path) -> No
         assert {"Bash", "Grep", "Read", "Glob", "Edit", "Write"} <= {c.name for c in calls}
     if profile == "codex":
         assert {c.name for c in calls} & {"exec_command", "apply_patch"}
+    if profile == "openai":  # each call to the tool the scenario names, as declared
+        assert {c.name for c in calls} <= written

@@ -74,8 +74,13 @@ FLAKY = Script(
 )
 
 
+RUN_TOOL = [{"type": "function", "function": {"name": "run", "parameters": {}}}]
+
+
 def chat(prompt: str, *history: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": "m", "messages": [{"role": "user", "content": prompt}, *history], **extra}
+    """A Chat request that declares the scenarios' tool ``run`` unless ``tools`` is given."""
+    return {"model": "m", "messages": [{"role": "user", "content": prompt}, *history],
+            "tools": RUN_TOOL, **extra}
 
 
 def tool_round(call_id: str, name: str = "run") -> list[dict[str, Any]]:
@@ -338,14 +343,29 @@ def test_asserts_between_turns(serve: Any, tmp_path: Path) -> None:
     assert outcomes == [["failed", "ok"], ["ok", "ok"]]
 
 
-def test_strict_names_missing_tools(serve: Any) -> None:
+def test_an_action_that_no_declared_tool_can_carry_is_a_400(serve: Any) -> None:
     srv = serve([ALPHA], strict=True)
-    missing = post(srv, "/v1/chat/completions", chat("build the alpha module"))
+    other = [{"type": "function", "function": {"name": "other", "parameters": {}}}]
+    missing = post(srv, "/v1/chat/completions", chat("build the alpha module", tools=other))
     assert missing.status_code == 400
-    assert "does not declare the tool(s) run" in missing.json()["error"]["message"]
-    tools = [{"type": "function", "function": {"name": "run", "parameters": {}}}]
-    ok = post(srv, "/v1/chat/completions", chat("build the alpha module", tools=tools))
+    message = missing.json()["error"]["message"]
+    assert "it calls run, but the request declares no tool that can carry it" in message
+    assert "declared: other" in message
+    ok = post(srv, "/v1/chat/completions", chat("build the alpha module"))
     assert ok.status_code == 200
+
+
+def test_a_request_without_tools_gets_the_turn_s_text_and_moves_nothing(serve: Any) -> None:
+    """opencode's title request declares no tools: it must not get the scenario's call."""
+    srv = serve([ALPHA])
+    side = post(srv, "/v1/chat/completions", chat("build the alpha module", tools=None))
+    message = side.json()["choices"][0]["message"]
+    assert message["content"] == "Running." and not message.get("tool_calls")
+    assert srv.journal[-1]["side_request"] is True
+    first = post(srv, "/v1/chat/completions", chat("build the alpha module"))
+    call = first.json()["choices"][0]["message"]["tool_calls"][0]
+    assert call["function"]["name"] == "run"
+    assert "side_request" not in srv.journal[-1]
 
 
 def test_streamed_deltas_follow_the_schedule(serve: Any) -> None:

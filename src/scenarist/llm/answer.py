@@ -46,16 +46,26 @@ from scenarist.llm.conversation import (
     Conversation,
     Profile,
     RequestError,
+    ToolDecl,
     detect_profile,
     read_request,
 )
 from scenarist.llm.ids import TurnRef, conversation_key, encode_ref, ref_of_id
-from scenarist.llm.position import Position, PositionError, continue_from, find_turn, locate
+from scenarist.llm.position import (
+    Position,
+    PositionError,
+    continue_from,
+    find_turn,
+    first_prompt_index,
+    from_prompt,
+    locate,
+)
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import estimate_tokens, render_turn
-from scenarist.llm.script import Action, EditAction, ModelTurn, Script
+from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
+from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
 
@@ -65,7 +75,8 @@ WIRE: dict[Api, WireApi] = {
     "messages": "anthropic",
 }
 MEMO_LIMIT = 1024
-AgentType = Literal["auto", "claude", "codex", "openai"]
+MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
+AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
 Notes = dict[str, Any]  # what was learned about the request, for the journal
 
@@ -148,7 +159,8 @@ class Rendering(NamedTuple):
         and only inside the agent's workspace)."""
         root = Workspace.of_agent(self.workspace, self.conv.cwd).root
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
-                       confine=lambda path: confine(root, path))
+                       confine=lambda path: confine(root, path), decls=self.conv.tools,
+                       side=is_side_request(self.conv, self.profile, self.turn))
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -158,7 +170,7 @@ class Rendering(NamedTuple):
     def key(self) -> tuple[Any, ...]:
         """The memo key: every input that reaches :func:`encode_turn`."""
         c = self.conv
-        return (id(self.script), self.ref, self.api, self.profile, self.cwd, self.tools,
+        return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
                 self.thinking)
 
@@ -268,8 +280,10 @@ class Answerer:
             previous = previous_ref(request.api, conv)
             if previous is not None:
                 notes["continues"] = conv.previous
-            script = (self.continued(previous, request.api, conv.previous or "") if previous
-                      else self.select(request, conv, notes).script)
+                script = self.continued(previous, request.api, conv.previous or "")
+            else:  # a whole history: counted from where the scenario's first prompt sits
+                script = self.select(request, conv, notes).script
+                conv = anchored(conv, script, notes)
             profile = self.profile(conv, notes)
             ckey = previous.conversation if previous else conversation_key(
                 script.name, request.headers, conv.first_prompt)
@@ -279,7 +293,9 @@ class Answerer:
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
-            if turn.checks or script.final_checks:
+            if is_side_request(conv, profile, turn):
+                notes["side_request"] = True
+            elif turn.checks or script.final_checks:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
                 scripted_error(script, turn, key, WIRE[request.api], notes)
@@ -292,6 +308,9 @@ class Answerer:
             notes["calls"] = list(encoded.calls)
             if self.threads is not None and request.api == "messages" and "thread" in body:
                 self.threads.remember(body, f"msg_{encode_ref(ref)}")
+            renamed = renamed_calls(turn, encoded.calls)
+            if renamed:
+                notes["renamed"] = renamed
             if self.strict:
                 strict(script, turn, tools, encoded)
             return Answer(encoded, notes)
@@ -304,14 +323,19 @@ class Answerer:
 
     def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
+        name = request.headers.get("x-scenario-name")
+        prompt = request.headers.get("x-scenario-prompt")
+        # context before the user's prompt (aider's few-shot pairs) is no scenario's prompt:
+        # the first user prompt that selects one is where the conversation starts
+        later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
         try:
-            choice = self.selector.choose(
-                name=request.headers.get("x-scenario-name"),
-                prompt=request.headers.get("x-scenario-prompt"),
-                conversation_prompt=conv.first_prompt,
-            )
+            choice = self.selector.choose(name=name, prompt=prompt,
+                                          conversation_prompt=conv.first_prompt)
         except RequestSelectionError as exc:
-            raise _Rejected(exc.status, exc.message) from None
+            found = next(filter(None, (self._by_prompt(p) for p in later)), None)
+            if found is None:
+                raise _Rejected(exc.status, exc.message) from None
+            choice = found
         notes.update(scenario=choice.script.name, selected_by=choice.by,
                      distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
         return choice
@@ -328,7 +352,7 @@ class Answerer:
 
     def retrieve(self, response_id: str, created: int) -> Rejection | Answer:
         """``GET /v1/responses/{id}``: the response re-rendered from what its id carries (the
-        request's tools are not in it: tool calls take the profile's own tool names)."""
+        request's tools are not in it: tool calls take the scenario's own tool names)."""
         notes: Notes = {"retrieve": response_id}
         try:
             ref = ref_of_id(response_id, "resp_")
@@ -337,17 +361,27 @@ class Answerer:
             if ref is None or script is None or found is None:
                 raise response_not_found(response_id, param=None)
             turn = script.segments[found[0]].turns[found[1]]
-            conv = Conversation("responses", ref.model, False, (), None, (), (), 0, 0, 0,
+            # the request's tool declarations are not in the id: the calls take the
+            # scenario's own tool names (declared here by name, without a schema)
+            names = {a.tool if isinstance(a, ToolAction) else "editFile" for a in turn.actions}
+            named = tuple(ToolDecl(name) for name in sorted(names))
+            conv = Conversation("responses", ref.model, False, (), None, named, (), 0, 0, 0,
                                 one_call=ref.one_call)
             profile: Profile = "openai" if self.agent_type == "auto" else self.agent_type
             cwd = str(self.workspace) if self.workspace else None
             return Answer(self.render(Rendering(script, turn, "responses", profile, cwd,
-                                                frozenset(), self.workspace, conv, 1, created,
-                                                ref)), notes)
+                                                frozenset(names), self.workspace, conv, 1,
+                                                created, ref)), notes)
         except _Rejected as exc:
             return exc.rejection(notes)
         except ContinuationError:  # GET answers 404 where a continuation answers 400
             return _refused_continuation(response_not_found(response_id, param=None), notes)
+
+    def _by_prompt(self, prompt: str) -> Choice | None:
+        try:
+            return self.selector.choose(conversation_prompt=prompt)
+        except RequestSelectionError:
+            return None
 
     def check(self, script: Script, turn: ModelTurn, conv: Conversation, notes: Notes) -> None:
         """The asserts due before ``turn``, against the agent's workspace."""
@@ -379,6 +413,10 @@ class Answerer:
             return self.encode(rendering)
         except EditError as exc:
             raise _Rejected(409, f"scenarist: {exc}") from None
+        except FitError as exc:
+            raise _Rejected(400, f"scenarist: {rendering.turn.describe()} of scenario "
+                                 f"{rendering.script.name!r}: {exc}",
+                            type="invalid_request_error") from None
         except OSError as exc:  # a target that is no regular file, or too large to read
             raise _Rejected(409, f"scenarist: cannot render an edit: {exc}") from None
 
@@ -406,6 +444,24 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
     return conv
+
+
+def is_side_request(conv: Conversation, profile: Profile, turn: ModelTurn) -> bool:
+    """A request that declares no tools where the scenario calls some (opencode's title
+    request, Claude Code's quota check) is not the agent's conversation: it gets the turn's
+    text and no tool calls, runs no asserts, and moves nothing (position is derived from each
+    request alone). aider declares no tools either, but takes its edits as text."""
+    return bool(turn.actions) and not conv.tools and profile != "aider"
+
+
+def anchored(conv: Conversation, script: Script, notes: Notes) -> Conversation:
+    """``conv`` counted from the user prompt where ``script``'s first prompt sits (see
+    :func:`scenarist.llm.position.from_first_prompt`)."""
+    start = first_prompt_index(conv, script)
+    if start:
+        notes.update(context_prompts=start, prompt=conv.prompts[start],
+                     user_turns=conv.user_turns - start)
+    return from_prompt(conv, start)
 
 
 def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorKey], bool],
@@ -453,6 +509,15 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
             f"scenarist --strict: the request does not declare the tool(s) "
             f"{', '.join(missing)} that {turn.describe()} of scenario {script.name!r} "
             f"calls; declared: {', '.join(sorted(tools)) or 'none'}")
+
+
+def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
+    """The scenario's tool names that went out under another (declared) name, for the
+    journal (only when every action became one call; aider's text blocks are no calls)."""
+    if len(calls) != len(turn.actions):
+        return {}
+    return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
+            if isinstance(a, ToolAction) and a.tool != c}
 
 
 def _reads_files(action: Action) -> bool:

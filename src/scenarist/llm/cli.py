@@ -2,7 +2,8 @@
 
     scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
                   [--scenario-speed F] [--scenario-define K=V ...]
-                  [--agent-type auto|claude|codex|openai] [--workspace DIR] [--strict]
+                  [--agent-type auto|claude|codex|openai|opencode|aider] [--workspace DIR]
+                  [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
@@ -66,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--agent-type",
-        choices=("auto", "claude", "codex", "openai"),
+        choices=("auto", "claude", "codex", "openai", "opencode", "aider"),
         default="auto",
         help="tool vocabulary of the answers (auto: from the request's tools)",
     )
@@ -126,9 +127,11 @@ def argument_problem(args: argparse.Namespace) -> str | None:
 
 
 def load_scripts(
-    paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False
+    paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False,
+    notes: list[str] | None = None,
 ) -> list[Script]:
-    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations."""
+    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations.
+    What the server should say at start-up goes to ``notes`` (see :func:`renamed_tools`)."""
     from scenarist.llm.plan import build_script
     from scenarist.scenario import load_scenarios, parse_defines
 
@@ -139,7 +142,18 @@ def load_scripts(
         strict=False,
         allow_outside_paths=allow_outside_paths,
     )
+    if notes is not None:
+        notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
     return [build_script(s) for s in scenarios]
+
+
+def renamed_tools(warnings: Sequence[Any]) -> list[str]:
+    """A scenario tool written with a spelling the loader reads as another name
+    (``write_file`` → ``writeFile``): said at start-up, because a client may declare either;
+    the call goes to the declared tool that fits, never to an undeclared spelling."""
+    return [f"{w.file}:{w.line}: {w.message}; requests get it as the tool they declare that "
+            "fits (see docs/llm-server.md, tool fitting)"
+            for w in warnings if w.message.startswith("toolName ") and " is read as " in w.message]
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -161,8 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from scenarist.scenario.errors import ScenarioError
 
+    notes: list[str] = []
     try:
-        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths)
+        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths,
+                               notes)
     except ScenarioError as exc:
         print(f"scenarist llm: {exc}", file=sys.stderr)
         return 1
@@ -172,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"scenarist llm: cannot read scenarios: {exc}", file=sys.stderr)
         return 1
+    for note in notes:
+        print(f"scenarist llm: {note}", file=sys.stderr)
     if not scripts:
         print(
             f"scenarist llm: no scenarios found in {', '.join(args.scenario)}; pass scenario "

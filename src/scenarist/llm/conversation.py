@@ -23,7 +23,7 @@ from scenarist.llm.request_errors import RequestError as RequestError  # re-expo
 from scenarist.llm.request_fields import check_optional_fields
 
 Api = Literal["chat", "responses", "messages"]
-Profile = Literal["claude", "codex", "openai"]
+Profile = Literal["claude", "codex", "openai", "opencode", "aider"]
 ToolKind = Literal["function", "custom", "builtin"]
 
 
@@ -33,6 +33,8 @@ class ToolDecl:
 
     name: str
     kind: ToolKind = "function"
+    params: tuple[tuple[str, str], ...] = ()  # top-level (name, JSON type) of its schema
+    required: tuple[str, ...] = ()  # the schema's required properties
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,7 @@ class Conversation:
     extra: Mapping[str, Any] = field(default_factory=dict)
     one_call: bool = False  # parallel tool calls refused: one call per answer
     previous: str | None = None  # the answer this request continues (server-side state)
+    client: str | None = None  # a client recognised by its instructions ("aider")
 
     @property
     def first_prompt(self) -> str | None:
@@ -136,6 +139,12 @@ def strip_wrappers(text: str) -> str:
         return text.strip()
     rest = _AGENTS_MD_RE.sub("", remove_wrapper_blocks(text)).strip()
     return "" if _UNCLOSED_RE.match(rest) else rest
+
+
+def client_hint(texts: Iterable[str]) -> str | None:
+    """A client that declares no tools but says in its instructions how it takes edits:
+    aider's *SEARCH/REPLACE block* edit format."""
+    return "aider" if any("SEARCH/REPLACE block" in t for t in texts) else None
 
 
 def find_cwd(texts: Iterable[str]) -> str | None:
@@ -221,6 +230,24 @@ def _prompt_of(texts: Sequence[str]) -> str | None:
     return "\n".join(typed) if typed else None
 
 
+def schema_params(schema: Any) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """A tool's top-level parameters as (name, JSON type) and its required ones: what tool
+    fitting (:mod:`scenarist.llm.tool_fit`) needs to spell a call the way the tool declares."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return (), ()
+    params = tuple((str(k), _json_type(v)) for k, v in schema["properties"].items())
+    required = schema.get("required")
+    names = tuple(r for r in required if isinstance(r, str)) if isinstance(required, list) else ()
+    return params, names
+
+
+def _json_type(prop: Any) -> str:
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    if isinstance(kind, list):  # ["string", "null"]
+        kind = next((k for k in kind if k != "null"), None)
+    return kind if isinstance(kind, str) else ""
+
+
 def _tools(raw: Any, where: str) -> list[ToolDecl]:
     if raw is None:
         return []
@@ -230,7 +257,7 @@ def _tools(raw: Any, where: str) -> list[ToolDecl]:
         kind = t.get("type")
         fn = t.get("function")
         if isinstance(fn, dict) and isinstance(fn.get("name"), str):  # Chat
-            out.append(ToolDecl(fn["name"], "function"))
+            out.append(ToolDecl(fn["name"], "function", *schema_params(fn.get("parameters"))))
         elif kind == "namespace" and isinstance(t.get("tools"), list):  # Codex namespaces
             # deferred namespaces list bare names; loaded ones list full tool objects
             inner = t["tools"]
@@ -240,7 +267,8 @@ def _tools(raw: Any, where: str) -> list[ToolDecl]:
             if kind == "custom":
                 out.append(ToolDecl(t["name"], "custom"))
             elif kind in (None, "function", "custom_tool") or "input_schema" in t:
-                out.append(ToolDecl(t["name"], "function"))
+                schema = t.get("input_schema", t.get("parameters"))
+                out.append(ToolDecl(t["name"], "function", *schema_params(schema)))
             else:  # Anthropic server tools such as web_search_20250305
                 out.append(ToolDecl(t["name"], "builtin"))
         elif isinstance(kind, str):  # Responses built-ins: web_search, tool_search, ...
@@ -312,6 +340,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         include_usage=include_usage,
         max_tokens=max_tokens,
         one_call=body.get("parallel_tool_calls") is False,
+        client=client_hint(texts),
     )
 
 
@@ -558,13 +587,19 @@ def read_request(api: Api, body: Any) -> Conversation:
 
 _CLAUDE_MARKERS = frozenset({"Bash", "Write", "Edit", "Read"})
 _CODEX_MARKERS = frozenset({"exec_command", "apply_patch", "shell", "write_stdin"})
+_OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 
 
 def detect_profile(conv: Conversation) -> Profile:
-    """``--agent-type auto``: Claude Code by its tool names, Codex by its, else generic OpenAI."""
+    """``--agent-type auto``: aider by its instructions, Claude Code, Codex and opencode by
+    their tool names, else generic function calling."""
+    if conv.client == "aider" and not conv.tools:
+        return "aider"
     names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:
         return "claude"
     if names & _CODEX_MARKERS:
         return "codex"
+    if len(names & _OPENCODE_MARKERS) >= 3:
+        return "opencode"
     return "openai"

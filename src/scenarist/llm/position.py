@@ -29,6 +29,7 @@ was already answered to this conversation is stepped over (the one bit of state,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -168,6 +169,24 @@ def find_turn(script: Script, index: int) -> tuple[int, int] | None:
             if turn.index == index:
                 return segment, step
     return None
+def first_prompt_index(conv: Conversation, script: Script) -> int:
+    """Where ``script``'s first prompt sits among the conversation's user prompts: clients
+    such as aider send few-shot examples and a repository map as user/assistant pairs before
+    the real request, and those are context, not user turns. 0 when no prompt matches (or
+    the scenario has none)."""
+    if script.prompt is None or len(conv.prompts) < 2:
+        return 0
+    for k, typed in enumerate(conv.prompts):
+        if is_match(typed, script.prompt):
+            return k
+    return 0
+
+
+def from_prompt(conv: Conversation, start: int) -> Conversation:
+    """``conv`` as if it began at user prompt ``start`` (the context before it dropped)."""
+    if start == 0:
+        return conv
+    return dataclasses.replace(conv, prompts=conv.prompts[start:])
 
 
 def _check_prompts(script: Script, conv: Conversation, segment: int) -> None:

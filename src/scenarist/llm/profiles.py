@@ -1,6 +1,6 @@
-"""Tool profiles: a scenario action → a tool call in one agent's own vocabulary.
+"""Tool profiles: a scenario action → a tool call the agent declared, in its own vocabulary.
 
-Three profiles (``--agent-type``):
+Profiles (``--agent-type``, else detected from the request):
 
 - ``claude``: Claude Code's tools (Bash, Read, Write, Edit, Grep, Glob, WebFetch, ...), with
   absolute ``file_path`` arguments as its Write/Edit/Read require.
@@ -8,16 +8,22 @@ Three profiles (``--agent-type``):
   ``apply_patch`` custom tool (``*** Begin Patch`` grammar) for file writes and edits; when the
   request does not declare ``apply_patch`` (models other than gpt-5.x), edits become a shell
   here-document through ``exec_command``.
-- ``openai``: generic function calling: the scenario's tool name and arguments as the format
-  spells them.
+- ``openai`` (generic) and ``opencode``: the declared tool that fits each action
+  (:mod:`scenarist.llm.tool_fit`, with fallbacks: an edit as a write or a here-document,
+  reads and listings as shell commands); opencode gets absolute paths.
+- ``aider``: no tools; file changes as *SEARCH/REPLACE blocks* in the text
+  (:mod:`scenarist.llm.aider`).
+
+Claude's and Codex's calls hold only while the request declares the tool they name; otherwise
+the action is fitted like a generic one, so no call ever names an undeclared tool (a
+:class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carry it).
 
 Each profile matches on the typed tool records of :mod:`scenarist.scenario.tools` (aliases
-were resolved by the loader); a tool it has no mapping for (``GenericTool``, or a tool
-declared later) passes through with its name and arguments.
+were resolved by the loader).
 
-Every action becomes exactly one call (the position logic counts on it). Edits need the file's
-current text to produce a real, applicable edit; it is passed in as ``read_text`` so that these
-functions stay pure.
+Every action becomes exactly one call (the position logic counts on it), or, for aider, one
+block of text. Edits need the file's current text to produce a real, applicable edit; it is
+passed in as ``read_text`` so that these functions stay pure.
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scenarist.errors import ScenaristError
-from scenarist.llm.conversation import Profile
+from scenarist.llm.aider import search_replace, shell_block
+from scenarist.llm.conversation import Profile, ToolDecl
 from scenarist.llm.script import Action, EditAction
+from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
 from scenarist.scenario.tools import (
     BashOutput,
     EditFile,
@@ -64,7 +72,7 @@ class Call:
 
     name: str
     arguments: str
-    kind: Literal["function", "custom"] = "function"
+    kind: Literal["function", "custom", "text"] = "function"  # text: in the answer (aider)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +84,8 @@ class Context:
     tools: frozenset[str]  # tool names the request declares
     read_text: ReadText
     confine: Callable[[str], object] | None = None  # raises for a path outside the workspace
+    decls: tuple[ToolDecl, ...] = ()  # the declared tools with their parameters
+    side: bool = False  # a side request (no tools declared): the turn's text, no calls
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
@@ -195,23 +205,31 @@ def heredoc_command(path: str, text: str) -> str:
     return f"{mkdir}cat > {shlex.quote(path)} <<'{marker}'\n{text}{marker}"
 
 
-def _claude_edit(edit: Edit) -> Call:
-    if edit.before is None or not edit.before:
-        return Call("Write", _json({"file_path": edit.path, "content": edit.after}))
+def edit_strings(edit: Edit) -> tuple[str, str] | None:
+    """The exact-string replacement (old, new) that makes ``edit``, with ``old`` found once
+    in the file; None when the file is new or empty, or no unique anchor exists (then the
+    whole file is written)."""
+    if not edit.before:
+        return None
     head, removed, added, tail = _changed_span(edit.before, edit.after)
     if not removed:  # pure insertion: anchor on a neighbouring line
         anchor = head[-1:] or tail[:1]
         if not anchor:
-            return Call("Write", _json({"file_path": edit.path, "content": edit.after}))
-        if head:
-            old, new = anchor, anchor + added
-        else:
-            old, new = anchor, added + anchor
+            return None
+        old, new = (anchor, anchor + added) if head else (anchor, added + anchor)
     else:
         old, new = removed, added
     old_s, new_s = "\n".join(old), "\n".join(new)
-    if edit.before.count(old_s) != 1:  # ambiguous anchor: rewrite the whole file
+    if edit.before.count(old_s) != 1:  # ambiguous anchor
+        return None
+    return old_s, new_s
+
+
+def _claude_edit(edit: Edit) -> Call:
+    strings = edit_strings(edit)
+    if strings is None:
         return Call("Write", _json({"file_path": edit.path, "content": edit.after}))
+    old_s, new_s = strings
     return Call("Edit", _json({"file_path": edit.path, "old_string": old_s, "new_string": new_s}))
 
 
@@ -280,77 +298,203 @@ def _codex_edit(edit: Edit, display_path: str, ctx: Context) -> Call:
     return _shell(heredoc_command(edit.path, edit.after), ctx)
 
 
-def _codex(tool: Tool, ctx: Context) -> Call:
+def shell_command(tool: Tool, ctx: Context) -> str | None:
+    """The shell command that does what ``tool`` does, for tools a shell can stand in for
+    (Codex has no read/grep/list tools; a client that declares only a shell tool neither)."""
     q = shlex.quote
+    match tool:
+        case RunCmd(cmd=cmd, cwd=cwd):
+            return cmd if cwd in (None, "", ".") else f"cd {q(ctx.path(cwd))} && {cmd}"
+        case ReadFile(path=path, offset=offset, limit=limit):
+            quoted = q(ctx.path(path))
+            if offset or limit:
+                first = offset or 1
+                last = first + limit - 1 if limit else "$"
+                return f"sed -n '{first},{last}p' {quoted}"
+            return f"cat {quoted}"
+        case Grep(pattern=pattern, path=path, glob=glob, case_insensitive=insensitive):
+            cmd = "grep -rn" + ("i" if insensitive else "")
+            if glob:
+                cmd += f" --include={q(glob)}"
+            return f"{cmd} -e {q(pattern)} {q(ctx.path(path))}"
+        case ListDir(path=path, recursive=recursive):
+            quoted = q(ctx.path(path))
+            return f"find {quoted}" if recursive else f"ls -la {quoted}"
+        case Find(path=path, name_pattern=name, type=kind):
+            cmd = f"find {q(ctx.path(path))} -name {q(name or '*')}"
+            if kind is not None:
+                cmd += " -type " + ("f" if kind == "file" else "d")
+            return cmd
+        case Sed(expression=expression, path=path, inplace=inplace):
+            flag = "-i " if inplace else ""
+            return f"sed {flag}{q(expression)} {q(ctx.path(path))}"
+    return None
+
+
+def _codex(tool: Tool, ctx: Context) -> Call:
     match tool:
         case RunCmd(cmd=cmd, cwd=cwd):
             return _shell(cmd, ctx, cwd)
         case WriteFile(path=path, content=content):
             absolute = ctx.path(path)
             return _codex_edit(Edit(absolute, ctx.read_text(absolute), content), path, ctx)
-        case EditFile(path=path, old_string=old, new_string=new, replace_all=replace_all):
+        case EditFile(path=path):
             absolute = ctx.path(path)
             before = ctx.read_text(absolute)
-            base = before or ""
-            after = base.replace(old, new) if replace_all else base.replace(old, new, 1)
-            return _codex_edit(Edit(absolute, before, after), path, ctx)
-        case ReadFile(path=path, offset=offset, limit=limit):
-            quoted = q(ctx.path(path))
-            if offset or limit:
-                first = offset or 1
-                last = first + limit - 1 if limit else "$"
-                return _shell(f"sed -n '{first},{last}p' {quoted}", ctx)
-            return _shell(f"cat {quoted}", ctx)
-        case Grep(pattern=pattern, path=path, glob=glob, case_insensitive=insensitive):
-            cmd = "grep -rn" + ("i" if insensitive else "")
-            if glob:
-                cmd += f" --include={q(glob)}"
-            return _shell(f"{cmd} -e {q(pattern)} {q(ctx.path(path))}", ctx)
-        case ListDir(path=path, recursive=recursive):
-            quoted = q(ctx.path(path))
-            return _shell(f"find {quoted}" if recursive else f"ls -la {quoted}", ctx)
-        case Find(path=path, name_pattern=name, type=kind):
-            cmd = f"find {q(ctx.path(path))} -name {q(name or '*')}"
-            if kind is not None:
-                cmd += " -type " + ("f" if kind == "file" else "d")
-            return _shell(cmd, ctx)
-        case Sed(expression=expression, path=path, inplace=inplace):
-            flag = "-i " if inplace else ""
-            return _shell(f"sed {flag}{q(expression)} {q(ctx.path(path))}", ctx)
+            return _codex_edit(Edit(absolute, before, edited(tool, before)), path, ctx)
+    command = shell_command(tool, ctx)
+    if command is not None:
+        return _shell(command, ctx)
     return Call(tool.name, _json(tool_args(tool)))
+
+
+def edited(tool: EditFile, before: str | None) -> str:
+    """The file's text after an ``editFile`` (an exact-string replacement)."""
+    base = before or ""
+    if tool.replace_all:
+        return base.replace(tool.old_string, tool.new_string)
+    return base.replace(tool.old_string, tool.new_string, 1)
 
 
 # --------------------------------------------------------------------------- entry point
 
 
 def render_action(action: Action, ctx: Context) -> Call:
-    """The tool call ``action`` becomes for the agent described by ``ctx``."""
+    """The tool call ``action`` becomes for the agent described by ``ctx``: Claude Code's and
+    Codex's own vocabularies while the request declares the tool they call, aider's text
+    blocks, else the declared tool that fits (:mod:`scenarist.llm.tool_fit`)."""
+    if ctx.profile == "aider":
+        return aider_text(action, ctx)
+    if ctx.profile in ("claude", "codex"):
+        call = _profile_call(action, ctx)
+        if not ctx.decls or call.name in ctx.tools:
+            return call
+    return fit_action(action, ctx)
+
+
+def _profile_call(action: Action, ctx: Context) -> Call:
     if isinstance(action, EditAction):
         edit = plan_edit(action, ctx)
         if ctx.profile == "claude":
             return _claude_edit(edit)
-        if ctx.profile == "codex":
-            return _codex_edit(edit, action.path, ctx)
-        if edit.before is None:
-            return Call("writeFile", _json({"path": action.path, "content": edit.after}))
-        _head, removed, added, _tail = _changed_span(edit.before, edit.after)
-        return Call(
-            "editFile",
-            _json(
-                {
-                    "path": action.path,
-                    "old_string": "\n".join(removed),
-                    "new_string": "\n".join(added),
-                }
-            ),
-        )
+        return _codex_edit(edit, action.path, ctx)
     if ctx.profile == "claude":
         return _claude(action.call, ctx)
-    if ctx.profile == "codex":
-        return _codex(action.call, ctx)
-    return Call(action.call.name, _json(tool_args(action.call)))
+    return _codex(action.call, ctx)
 
 
 def required_tools(calls: list[Call]) -> set[str]:
     """Tool names a request must declare for these calls (for ``--strict``)."""
     return {c.name for c in calls}
+
+
+# --------------------------------------------------------------------------- declared tools
+
+
+def fit_action(action: Action, ctx: Context) -> Call:
+    """``action`` as a call of the declared tool that carries it, trying its fallbacks in
+    order (an edit: an edit tool, a write of the whole file, a shell here-document)."""
+    label, needs = _needs(action, ctx)
+    for need in needs:
+        fitted = fit(need, ctx.decls)
+        if fitted is not None:
+            return Call(fitted.name, _json(fitted.args))
+    raise FitError(no_fit_message(f"it calls {label}", needs, ctx.decls))
+
+
+def _shown(path: Any, ctx: Context) -> str:
+    """A path as a call spells it: absolute for agents that want it (opencode resolves both),
+    as the scenario writes it for generic function calling."""
+    return str(path) if ctx.profile == "openai" else ctx.path(path)
+
+
+def _file_needs(path: str, before: str | None, after: str, ctx: Context,
+                edit: tuple[str, str, bool] | None) -> list[Need]:
+    """A file change as an edit (when there is one), a write of the whole file, a shell
+    here-document."""
+    shown = _shown(path, ctx)
+    needs = []
+    if edit is not None:
+        old, new, replace_all = edit
+        needs.append(Need(_names(EditFile), "edit", {"path": shown, "old": old, "new": new,
+                                                      "replace_all": replace_all or None}))
+    needs.append(Need(_names(WriteFile), "write", {"path": shown, "content": after}))
+    command = heredoc_command(ctx.path(path), after)
+    needs.append(Need(_names(RunCmd), "shell", {"command": command,
+                                                 "description": f"Write {path}"}))
+    return needs
+
+
+def _names(record: type[Any]) -> tuple[str, ...]:
+    return (record.name, *record.__dict__.get("aliases", ()))
+
+
+def _needs(action: Action, ctx: Context) -> tuple[str, list[Need]]:
+    """What ``action`` needs, best fit first, and how to name it in an error."""
+    if isinstance(action, EditAction):
+        change = plan_edit(action, ctx)
+        strings = edit_strings(change)
+        edit = (strings[0], strings[1], False) if strings else None
+        return (f"agentEdits {action.path}",
+                _file_needs(action.path, change.before, change.after, ctx, edit))
+    tool = action.call
+    match tool:
+        case RunCmd():
+            command = shell_command(tool, ctx)
+            return tool.name, [Need(_names(RunCmd), "shell", {
+                "command": command, "timeout": tool.timeout,
+                "description": tool.description})]
+        case WriteFile(path=path, content=content):
+            return f"{tool.name} {path}", _file_needs(path, None, content, ctx, None)
+        case EditFile(path=path, old_string=old, new_string=new, replace_all=replace_all):
+            before = ctx.read_text(ctx.path(path))
+            return f"{tool.name} {path}", _file_needs(path, before, edited(tool, before), ctx,
+                                                      (old, new, replace_all))
+        case ReadFile(path=path, offset=offset, limit=limit):
+            needs = [Need(_names(ReadFile), "read", {"path": _shown(path, ctx),
+                                                     "offset": offset, "limit": limit})]
+            return f"{tool.name} {path}", needs + _shell_needs(tool, ctx)
+    return tool.name, [Need((tool.name, *tool_aliases(tool)), None, tool_args(tool)),
+                       *_shell_needs(tool, ctx)]
+
+
+def _shell_needs(tool: Tool, ctx: Context) -> list[Need]:
+    command = shell_command(tool, ctx)
+    if command is None:
+        return []
+    return [Need(_names(RunCmd), "shell", {"command": command})]
+
+
+def tool_aliases(tool: Tool) -> tuple[str, ...]:
+    """The format's old spellings of ``tool``'s name (a client may declare one of them)."""
+    return tuple(type(tool).__dict__.get("aliases", ()))
+
+
+# --------------------------------------------------------------------------- aider
+
+
+def aider_text(action: Action, ctx: Context) -> Call:
+    """aider declares no tools: a file change becomes a *SEARCH/REPLACE block* in the
+    answer's text (:mod:`scenarist.llm.aider`), a command a fenced ``bash`` block."""
+    if isinstance(action, EditAction):
+        change = plan_edit(action, ctx)
+        return _aider_change(action.path, change.before, change.after)
+    tool = action.call
+    match tool:
+        case WriteFile(path=path, content=content):
+            return _aider_change(path, ctx.read_text(ctx.path(path)), content)
+        case EditFile(path=path, old_string=old, new_string=new):  # aider has the file
+            return Call("search/replace", search_replace(path, old, new), "text")
+        case RunCmd(cmd=cmd):
+            return Call("shell", shell_block(cmd), "text")
+    raise FitError(f"it calls {tool.name}, which aider cannot be asked for: aider declares no "
+                   "tools and takes only file edits (agentEdits, writeFile, editFile) and shell "
+                   "commands (runCmd) in its answer's text")
+
+
+def _aider_change(path: str, before: str | None, after: str) -> Call:
+    """The smallest block that makes the change: an exact-string edit with a unique anchor,
+    else the whole file replaced."""
+    strings = edit_strings(Edit(path, before, after))
+    old, new = strings if strings is not None else (before or "", after)
+    return Call("search/replace", search_replace(path, old, new), "text")

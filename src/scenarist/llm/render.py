@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
-from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.script import ModelTurn, Script, TimedText
 from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
 from scenarist.wire import (
     Finish,
@@ -75,8 +75,11 @@ def render_turn(
     (the request refused parallel tool calls) the answer makes only the turn's call number
     ``ref.part``; its text and thinking go with the first call."""
     actions = turn.actions[ref.part : ref.part + 1] if one_call else turn.actions
-    calls = tuple(render_action(a, ctx) for a in actions)
+    rendered = () if ctx.side else tuple(render_action(a, ctx) for a in actions)
+    calls = tuple(c for c in rendered if c.kind != "text")
     first = ref.part == 0
+    texts = answer_text(turn, script, ctx.side, [c for c in rendered if c.kind == "text"],
+                        with_turn_text=first)
     events: list[WireEvent] = [
         MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens)]
     out_chars = 0
@@ -91,14 +94,15 @@ def render_turn(
         joined = "".join(s.text for s in turn.thinking)
         sealed = signature(joined) if show.sealed else ""
         events.append(ReasoningEnd(sealed, at_ms=turn.thinking[-1].at_ms))
-    for step in turn.text if first else ():
+    for step in texts:
         for piece in chunk_text(step.text, CHUNK_CHARS):
             events.append(TextDelta(piece, at_ms=step.at_ms))
         out_chars += len(step.text)
     end = turn.duration_ms
     for k, call in enumerate(calls):
         cid = call_id("toolu_" if api == "messages" else "call_", ref, k)
-        events.append(ToolCallStart(cid, call.name, call.kind, at_ms=end))
+        kind = "custom" if call.kind == "custom" else "function"
+        events.append(ToolCallStart(cid, call.name, kind, at_ms=end))
         for piece in _split(call.arguments):
             events.append(ToolCallDelta(cid, piece, at_ms=end))
         events.append(ToolCallEnd(cid, at_ms=end))
@@ -110,6 +114,22 @@ def render_turn(
     )
     events.append(Finish(usage=usage, at_ms=end))
     return Rendered(tuple(events), calls)
+
+
+def answer_text(turn: ModelTurn, script: Script, side: bool, text_calls: Sequence[Call],
+                with_turn_text: bool = True) -> tuple[TimedText, ...]:
+    """The turn's text steps (unless ``with_turn_text`` is false: a later answer of a turn
+    served one call at a time), then the actions that travel as text (aider's edit blocks) at
+    the turn's end; a side request (no tools declared, see :mod:`scenarist.llm.answer`) gets
+    the turn's text, or the scenario's name when the turn has none."""
+    text = turn.text if with_turn_text else ()
+    if side and not text:
+        return (TimedText(0, script.name),)
+    if not text_calls:
+        return text
+    blocks = "\n".join(c.arguments for c in text_calls)
+    lead = "\n\n" if text else ""
+    return (*text, TimedText(turn.duration_ms, lead + blocks))
 
 
 def _split(text: str, size: int = 64) -> Sequence[str]:
