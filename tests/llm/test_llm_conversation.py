@@ -182,3 +182,16 @@ def test_hostile_unclosed_wrappers_are_linear() -> None:
     assert strip_wrappers("typed " + body) == ("typed " + body).strip()
     assert find_cwd(["<cwd>" + " " * 2_000_000 + "x"]) is None
     assert find_cwd(["<cwd>  /w  </cwd>"]) == "/w"
+
+
+def test_an_anthropic_client_tool_typed_custom_is_a_function_with_its_schema() -> None:
+    """The Anthropic SDK's tool runner declares ``type: custom`` with an ``input_schema``;
+    OpenAI's freeform custom tools have no schema and stay ``custom``."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    conv = read_messages({"model": "m", "max_tokens": 10,
+                          "messages": [{"role": "user", "content": "hi"}],
+                          "tools": [{"type": "custom", "name": "get_weather",
+                                     "input_schema": schema}]})
+    (decl,) = conv.tools
+    assert (decl.name, decl.kind, decl.params, decl.required) == (
+        "get_weather", "function", (("city", "string"),), ("city",))

@@ -264,9 +264,10 @@ def _tools(raw: Any, where: str) -> list[ToolDecl]:
             out.extend(ToolDecl(n) for n in inner if isinstance(n, str))
             out.extend(_tools([x for x in inner if isinstance(x, dict)], f"{where}[{i}].tools"))
         elif isinstance(t.get("name"), str):
-            if kind == "custom":
+            if kind == "custom" and "input_schema" not in t:  # OpenAI freeform (no schema)
                 out.append(ToolDecl(t["name"], "custom"))
             elif kind in (None, "function", "custom_tool") or "input_schema" in t:
+                # Anthropic's client tools may say ``type: custom``: they have a schema
                 schema = t.get("input_schema", t.get("parameters"))
                 out.append(ToolDecl(t["name"], "function", *schema_params(schema)))
             else:  # Anthropic server tools such as web_search_20250305

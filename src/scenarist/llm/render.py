@@ -101,8 +101,8 @@ def render_turn(
     end = turn.duration_ms
     for k, call in enumerate(calls):
         cid = call_id("toolu_" if api == "messages" else "call_", ref, k)
-        kind = "custom" if call.kind == "custom" else "function"
-        events.append(ToolCallStart(cid, call.name, kind, at_ms=end))
+        events.append(ToolCallStart(cid, call.name, "custom" if call.kind == "custom"
+                                    else "function", at_ms=end))
         for piece in _split(call.arguments):
             events.append(ToolCallDelta(cid, piece, at_ms=end))
         events.append(ToolCallEnd(cid, at_ms=end))
