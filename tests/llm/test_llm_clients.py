@@ -3,7 +3,8 @@
 Each test runs the real, pinned client: the official openai and anthropic SDKs (a mismatch is
 one request, not three; scripted errors come as the SDK's own exception types), LangChain's
 ``ChatAnthropic`` (``content`` stays a string unless thinking is enabled), litellm (in its own
-venv, ``.venv-litellm``: it needs openai<3), and the Vercel AI SDK (a node script,
+venv, ``.venv-litellm``: it needs openai<3), instructor (``.venv-instructor``: its
+``jiter`` bound holds openai back to 3.3), and the Vercel AI SDK (a node script,
 tests/node/vercel_ai.mjs). The server is reset between plays of a scripted error.
 """
 
@@ -35,6 +36,7 @@ AN_TOOLS: Any = [{"name": "get_weather", "input_schema": {"type": "object"}}]
 OA_TOOLS: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 NODE_SCRIPT = REPO / "tests" / "node" / "vercel_ai.mjs"
 LITELLM_PYTHON = REPO / ".venv-litellm" / "bin" / "python"
+INSTRUCTOR_PYTHON = REPO / ".venv-instructor" / "bin" / "python"
 SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
 
 
@@ -255,19 +257,22 @@ print(json.dumps(out))
 """
 
 
-def _litellm(srv: Any, retries: int) -> dict[str, Any]:
-    if not LITELLM_PYTHON.exists():
-        message = "no .venv-litellm: scripts/test creates it"
+def _in_side_venv(python: Path, script: str, *args: str,
+                  env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``script`` with a client that lives in its own venv (scripts/test makes it); the
+    script prints one JSON line last."""
+    if not python.exists():
+        message = f"no {python.parent.parent.name}: scripts/test creates it"
         if os.environ.get("SCENARIST_REQUIRE_ALL"):
             pytest.fail(message)
         pytest.skip(message)
     proc = subprocess.Popen(
-        [str(LITELLM_PYTHON), "-c", LITELLM_SCRIPT, srv.url, FLAKY, str(retries), WEATHER],
+        [str(python), "-c", script, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        env={**os.environ, **(env or {})},
     )
     try:
         out, err = proc.communicate(timeout=120)
@@ -276,6 +281,11 @@ def _litellm(srv: Any, retries: int) -> dict[str, Any]:
     assert proc.returncode == 0, err
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
+
+
+def _litellm(srv: Any, retries: int) -> dict[str, Any]:
+    return _in_side_venv(LITELLM_PYTHON, LITELLM_SCRIPT, srv.url, FLAKY, str(retries), WEATHER,
+                         env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"})
 
 
 def test_litellm_scripted_429_then_retry_and_an_anthropic_model(url: Any) -> None:
@@ -290,6 +300,35 @@ def test_litellm_scripted_429_then_retry_and_an_anthropic_model(url: Any) -> Non
     assert retried["openai"] == {"text": "Let me check."}
     flaky = [e["status"] for e in _model_requests(url) if e.get("scenario") == "flaky_weather"]
     assert flaky == [429, 200]
+
+
+# --------------------------------------------------------------------------- instructor
+
+INSTRUCTOR_SCRIPT = """
+import json, sys
+import instructor, openai
+from pydantic import BaseModel
+
+class Weather(BaseModel):
+    city: str
+    celsius: int
+
+client = instructor.from_openai(openai.OpenAI(base_url=sys.argv[1] + "/v1", api_key="x"))
+weather = client.chat.completions.create(
+    model="mock-model", response_model=Weather,
+    messages=[{"role": "user", "content": sys.argv[2]}])
+print(json.dumps(weather.model_dump()))
+"""
+
+
+def test_instructor_gets_its_response_model_through_the_tool_it_declared(serve: Any) -> None:
+    """instructor (TOOLS mode) declares one function named after the response model and
+    validates the call's arguments into it: the scenario's call arrives under that name."""
+    srv = serve(load_scripts([str(SCENARIOS / "instructor_weather.yaml")], []), speed=0.01)
+    weather = _in_side_venv(INSTRUCTOR_PYTHON, INSTRUCTOR_SCRIPT, srv.url, "Weather in Lyon?")
+    assert weather == {"city": "Lyon", "celsius": 19}
+    (entry,) = _model_requests(srv)
+    assert entry["calls"] == ["Weather"] and entry["status"] == 200
 
 
 # --------------------------------------------------------------------------- Vercel AI SDK

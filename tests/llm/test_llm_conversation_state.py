@@ -154,6 +154,9 @@ def test_previous_response_id_continues_on_any_replica(serve: Any) -> None:
                             input=[{"type": "function_call_output", "call_id": c.call_id,
                                     "output": "ok"} for c in calls])
     assert r2.output_text == "Paris is sunnier than London today."
+    # the response repeats what its request set, as OpenAI's does
+    assert (r1.previous_response_id, r1.store, r1.parallel_tool_calls) == (None, True, True)
+    assert r2.previous_response_id == r1.id
     # GET re-renders the stored response from its id, on either replica
     for client in (a, b):
         again = client.responses.retrieve(r1.id)
@@ -182,6 +185,7 @@ def test_unknown_previous_response_id_is_refused_as_openai_does(served: Any) -> 
 def test_unstored_response_cannot_be_continued(served: Any) -> None:
     client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="t", max_retries=0)
     first = client.responses.create(model="mock-model", input=PROMPT, store=False)
+    assert first.store is False
     with pytest.raises(openai.BadRequestError) as bad:
         client.responses.create(model="mock-model", input="ok", previous_response_id=first.id)
     assert bad.value.code == "previous_response_not_found"
@@ -315,3 +319,16 @@ def test_anthropic_python_tool_runner_continues_its_thread(served: Any) -> None:
     assert "continues" not in requests[0]
     assert requests[1]["continues"].startswith("msg_")  # a thread continue: results only
     assert (requests[1]["user_turns"], requests[1]["tool_results"]) == (0, 2)
+
+
+def test_a_streamed_response_repeats_its_requests_parallel_tool_calls(served: Any) -> None:
+    client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="t", max_retries=0)
+    tools: Any = [{"type": "function", "name": "get_weather",
+                   "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+    with client.responses.stream(model="mock-model", input=PROMPT, tools=tools,
+                                 parallel_tool_calls=False) as stream:
+        created = next(e for e in stream if e.type == "response.created")
+        final = stream.get_final_response()
+    assert created.response.parallel_tool_calls is False
+    assert final.parallel_tool_calls is False
+    assert len([i for i in final.output if i.type == "function_call"]) == 1

@@ -172,7 +172,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking)
+                self.thinking, c.previous)
 
 
 class _Rejected(WireError):
@@ -199,12 +199,20 @@ def encode_turn(r: Rendering) -> Encoded:
                            one_call=r.ref.one_call, thinking=r.thinking)
     calls = tuple(c.name for c in rendered.calls)
     end_ms = max((e.at_ms for e in rendered.events), default=0)
+    echo = _echo(r.conv) if r.api == "responses" else None
     if r.conv.stream:
-        frames = encode_stream(WIRE[r.api], rendered.events,
-                               include_usage=r.conv.include_usage, created=r.created)
+        frames = encode_stream(WIRE[r.api], rendered.events, include_usage=r.conv.include_usage,
+                               created=r.created, echo=echo)
         return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
-    _status, out = encode_body(WIRE[r.api], rendered.events, created=r.created)
+    _status, out = encode_body(WIRE[r.api], rendered.events, created=r.created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
+
+
+def _echo(conv: Conversation) -> dict[str, Any]:
+    """What a Responses ``response`` object repeats of its request (the memo key holds it:
+    ``previous`` directly, ``store`` and ``one_call`` through the ref)."""
+    return {"previous_response_id": conv.previous, "store": conv.extra.get("store"),
+            "parallel_tool_calls": False if conv.one_call else None}
 
 
 def _batched(frames: Iterable[tuple[int, bytes]]) -> tuple[Batch, ...]:

@@ -11,7 +11,7 @@ Shared by the mock model server (:mod:`scenarist.llm`) and the in-process fake
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from scenarist.wire import anthropic, openai_chat, openai_responses
@@ -45,19 +45,21 @@ CREATED = openai_chat.CREATED
 
 
 def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,
-                  created: int = CREATED) -> Iterator[Frame]:
-    """The SSE frames ``api`` streams for ``events`` (``include_usage``: Chat only)."""
+                  created: int = CREATED, echo: Mapping[str, Any] | None = None
+                  ) -> Iterator[Frame]:
+    """The SSE frames ``api`` streams for ``events`` (``include_usage``: Chat only; ``echo``:
+    request fields the Responses ``response`` object repeats)."""
     if api == "openai_chat":
         return openai_chat.stream(events, include_usage=include_usage, created=created)
     if api == "openai_responses":
-        return openai_responses.stream(events, created=created)
+        return openai_responses.stream(events, created=created, echo=echo)
     if api == "anthropic":
         return anthropic.stream(events)
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
 
 
-def encode_body(api: WireApi, events: Iterable[WireEvent], *,
-                created: int = CREATED) -> tuple[int, dict[str, Any]]:
+def encode_body(api: WireApi, events: Iterable[WireEvent], *, created: int = CREATED,
+                echo: Mapping[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
     """``(status, body)`` of a non-streamed answer: 200 and the response, or the error's own."""
     turn = fold(events)
     if turn.error is not None:
@@ -66,7 +68,7 @@ def encode_body(api: WireApi, events: Iterable[WireEvent], *,
     if api == "openai_chat":
         return 200, openai_chat.turn_body(turn, created=created)
     if api == "openai_responses":
-        return 200, openai_responses.response_object(turn, created=created)
+        return 200, openai_responses.response_object(turn, created=created, echo=echo)
     if api == "anthropic":
         return 200, anthropic.turn_body(turn)
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")

@@ -16,7 +16,7 @@ Item ids derive from the response id and the output index, so the streamed items
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from scenarist.wire.events import (
@@ -100,15 +100,21 @@ def item_body(resp_id: str, part: Part, index: int, done: bool = True) -> dict[s
             "name": part.name, "arguments": part.arguments if done else ""}
 
 
+#: request fields a ``response`` object repeats as the request set them (else its defaults)
+ECHOED = ("previous_response_id", "store", "parallel_tool_calls")
+
+
 def response_object(turn: Turn, *, created: int = CREATED, status: str | None = None,
-                    output: bool = True) -> dict[str, Any]:
-    """The ``response`` object: for a non-streamed answer and for lifecycle events."""
+                    output: bool = True, echo: Mapping[str, Any] | None = None
+                    ) -> dict[str, Any]:
+    """The ``response`` object: for a non-streamed answer and for lifecycle events.
+    ``echo``: the request's values of :data:`ECHOED` fields (others are ignored)."""
     rid = response_id(turn.id)
     incomplete = _INCOMPLETE.get(turn.resolved_finish) if turn.finish_reason else None
     if status is None:
         status = "failed" if turn.error else "incomplete" if incomplete else "completed"
     final = status != "in_progress"
-    return {
+    obj = {
         "id": rid,
         "object": "response",
         "created_at": created,
@@ -124,7 +130,7 @@ def response_object(turn: Turn, *, created: int = CREATED, status: str | None = 
         "parallel_tool_calls": True,
         "previous_response_id": None,
         "reasoning": {"effort": None, "summary": None},
-        "store": False,
+        "store": True,  # the API's default
         "temperature": 1.0,
         "text": {"format": {"type": "text"}},
         "tool_choice": "auto",
@@ -134,6 +140,10 @@ def response_object(turn: Turn, *, created: int = CREATED, status: str | None = 
         "usage": usage_body(turn.resolved_usage) if final and not turn.error else None,
         "metadata": {},
     }
+    for key in ECHOED:
+        if echo is not None and echo.get(key) is not None:
+            obj[key] = echo[key]
+    return obj
 
 
 def _output(rid: str, turn: Turn, status: str) -> list[dict[str, Any]]:
@@ -148,11 +158,13 @@ def _output(rid: str, turn: Turn, status: str) -> list[dict[str, Any]]:
 class _Stream:
     """The encoder's state: the folded turn so far, the open items and the sequence number."""
 
-    def __init__(self, start: MessageStart, created: int) -> None:
+    def __init__(self, start: MessageStart, created: int,
+                 echo: Mapping[str, Any] | None = None) -> None:
         self.builder = TurnBuilder()
         self.builder.add(start)
         self.rid = response_id(start.id)
         self.created = created
+        self.echo = echo
         self.seq = 0
         self.open: TextPart | ReasoningPart | None = None
         self.open_index = -1
@@ -168,7 +180,7 @@ class _Stream:
         turn = self.builder.turn
         live = status == "in_progress"
         return self.frame(type_, at_ms, response=response_object(
-            turn, created=self.created, status=status, output=not live))
+            turn, created=self.created, status=status, output=not live, echo=self.echo))
 
     def feed(self, event: WireEvent) -> Iterator[Frame]:
         turn = self.builder.turn
@@ -281,10 +293,12 @@ class _Stream:
                          item=item_body(self.rid, call, index))
 
 
-def stream(events: Iterable[WireEvent], *, created: int = CREATED) -> Iterator[Frame]:
-    """The SSE frames of a streamed response (lazy: one neutral event at a time)."""
+def stream(events: Iterable[WireEvent], *, created: int = CREATED,
+           echo: Mapping[str, Any] | None = None) -> Iterator[Frame]:
+    """The SSE frames of a streamed response (lazy: one neutral event at a time); ``echo``:
+    see :func:`response_object`."""
     start, rest = split_start(events)
-    state = _Stream(start, created)
+    state = _Stream(start, created, echo)
     yield state.lifecycle("response.created", start.at_ms, "in_progress")
     yield state.lifecycle("response.in_progress", start.at_ms, "in_progress")
     end_at = start.at_ms
@@ -306,6 +320,7 @@ def stream(events: Iterable[WireEvent], *, created: int = CREATED) -> Iterator[F
     yield state.lifecycle(status_event, end_at)
 
 
-def response_body(events: Iterable[WireEvent], *, created: int = CREATED) -> dict[str, Any]:
+def response_body(events: Iterable[WireEvent], *, created: int = CREATED,
+                  echo: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``response`` object for a non-streamed request."""
-    return response_object(fold(events), created=created)
+    return response_object(fold(events), created=created, echo=echo)
