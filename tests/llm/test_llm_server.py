@@ -353,6 +353,13 @@ def test_an_action_that_no_declared_tool_can_carry_is_a_400(serve: Any) -> None:
     assert "declared: other" in message
     ok = post(srv, "/v1/chat/completions", chat("build the alpha module"))
     assert ok.status_code == 200
+    responses = post(srv, "/v1/responses", {
+        "model": "m", "input": "build the alpha module",
+        "tools": [{"type": "function", "name": "other", "parameters": {}}]})
+    assert responses.status_code == 400
+    error = responses.json()["error"]
+    assert error["type"] == "invalid_request_error" and "declared: other" in error["message"]
+    assert responses.headers["x-should-retry"] == "false"
 
 
 def test_a_request_without_tools_gets_the_turn_s_text_and_moves_nothing(serve: Any) -> None:
