@@ -257,17 +257,11 @@ print(json.dumps(out))
 """
 
 
-def _in_side_venv(python: Path, script: str, *args: str,
-                  env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``script`` with a client that lives in its own venv (scripts/test makes it); the
-    script prints one JSON line last."""
-    if not python.exists():
-        message = f"no {python.parent.parent.name}: scripts/test creates it"
-        if os.environ.get("SCENARIST_REQUIRE_ALL"):
-            pytest.fail(message)
-        pytest.skip(message)
+def _json_of(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run a client's script in a process group of its own (stopped after) and return the
+    JSON line it prints last."""
     proc = subprocess.Popen(
-        [str(python), "-c", script, *args],
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -281,6 +275,17 @@ def _in_side_venv(python: Path, script: str, *args: str,
     assert proc.returncode == 0, err
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
+
+
+def _in_side_venv(python: Path, script: str, *args: str,
+                  env: dict[str, str] | None = None) -> dict[str, Any]:
+    """``script`` run by a client that lives in its own venv (scripts/test makes it)."""
+    if not python.exists():
+        message = f"no {python.parent.parent.name}: scripts/test creates it"
+        if os.environ.get("SCENARIST_REQUIRE_ALL"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return _json_of([str(python), "-c", script, *args], env)
 
 
 def _litellm(srv: Any, retries: int) -> dict[str, Any]:
@@ -338,20 +343,7 @@ def _vercel(
     srv: Any, provider: str, mode: str, prompt: str, retries: int = 2, think: bool = False
 ) -> dict[str, Any]:
     args = [srv.url, provider, mode, prompt, str(retries), *(["think"] if think else [])]
-    proc = subprocess.Popen(
-        ["node", str(NODE_SCRIPT), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=120)
-    finally:
-        kill_group(proc)
-    assert proc.returncode == 0, err
-    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    return result
+    return _json_of(["node", str(NODE_SCRIPT), *args])
 
 
 @pytest.mark.parametrize("provider", ["openai", "openai-chat", "anthropic"])
