@@ -170,12 +170,14 @@ def opencode(url: str, prompt: str, workdir: Path, home: Path) -> subprocess.Com
     return run_agent([str(node_bin("opencode")), "run", prompt], workdir, env)
 
 
-def aider(url: str, prompt: str, workdir: Path, home: Path,
-          *files: str) -> subprocess.CompletedProcess[str]:
-    """aider with the *SEARCH/REPLACE* edit format (``--edit-format diff``) against ``url``,
-    once (``--message``), saying yes to everything, with ``files`` in the chat."""
-    argv = [str(AIDER_VENV / "bin" / "aider"), "--model", "openai/mock-model",
-            "--edit-format", "diff", "--message", prompt, "--yes-always", "--no-check-update",
+def aider(url: str, prompt: str, workdir: Path, home: Path, *files: str,
+          edit_format: str | None = "diff") -> subprocess.CompletedProcess[str]:
+    """aider against ``url`` with the *SEARCH/REPLACE* edit format (``--edit-format diff``;
+    ``edit_format=None``: aider's own choice, ``whole`` for a model it does not know), once
+    (``--message``), saying yes to everything, with ``files`` in the chat."""
+    chosen = ["--edit-format", edit_format] if edit_format else []
+    argv = [str(AIDER_VENV / "bin" / "aider"), "--model", "openai/mock-model", *chosen,
+            "--message", prompt, "--yes-always", "--no-check-update",
             "--no-show-model-warnings", "--no-analytics", "--no-pretty", "--no-stream", *files]
     env = {"HOME": str(home), "OPENAI_API_BASE": f"{url}/v1", "OPENAI_API_KEY": "sk-test"}
     return run_agent(argv, workdir, env)

@@ -88,8 +88,7 @@ needs_aider = pytest.mark.skipif(
 )
 
 
-@needs_aider
-def test_aider_applies_a_search_replace_edit_after_its_few_shot_context(tmp_path: Path) -> None:
+def _greeting_repo(tmp_path: Path) -> tuple[Path, Path]:
     work, home = dirs(tmp_path)
     git = ["git", "-C", str(work)]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -97,6 +96,12 @@ def test_aider_applies_a_search_replace_edit_after_its_few_shot_context(tmp_path
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
                     "-qm", "init"], check=True)
+    return work, home
+
+
+@needs_aider
+def test_aider_applies_a_search_replace_edit_after_its_few_shot_context(tmp_path: Path) -> None:
+    work, home = _greeting_repo(tmp_path)
     prompt = "Make the greeting in hello.py casual"
     with run_server(CLIENTS / "aider_casual_greeting.yaml", "--scenario-speed", "0.01") as srv:
         result = aider(srv.base_url, prompt, work, home, "hello.py")
@@ -108,3 +113,24 @@ def test_aider_applies_a_search_replace_edit_after_its_few_shot_context(tmp_path
     assert edit["context_prompts"] >= 1 and edit["user_turns"] == 1
     # aider's commit-message request declares no tools: a side request
     assert all(e.get("side_request") for e in journal[1:])
+
+
+@needs_aider
+def test_aider_with_its_default_whole_file_format_gets_the_whole_new_file(
+        tmp_path: Path) -> None:
+    """For a model it does not know, aider asks for whole *file listings*: the scenario's
+    editFile goes out as the file's entire new content, which aider writes. aider reports no
+    folder, so the server reads the file in --workspace. Its few-shot example ("Change the
+    greeting to be more casual") resembles the prompt: the closest prompt is the real one."""
+    work, home = _greeting_repo(tmp_path)
+    prompt = "Make the greeting in hello.py casual"
+    with run_server(CLIENTS / "aider_casual_greeting.yaml", "--scenario-speed", "0.01",
+                    "--workspace", str(work)) as srv:
+        result = aider(srv.base_url, prompt, work, home, "hello.py", edit_format=None)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert (work / "hello.py").read_text() == 'def greet(name):\n    print(f"Hey {name}")\n'
+    edit = journal[0]
+    assert (edit["profile"], edit["client"], edit["status"], edit["user_turns"]) == (
+        "aider", "aider-whole", 200, 1)
+    assert edit["context_prompts"] >= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -10,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
-from scenarist.llm.aider import fence_for, search_replace
-from scenarist.llm.conversation import ToolDecl, read_request, schema_params
+from scenarist.llm.aider import edit_format, fence_for, search_replace
+from scenarist.llm.conversation import ToolDecl, client_hint, read_request, schema_params
 from scenarist.llm.process import run_server
-from scenarist.llm.profiles import Context, render_action
+from scenarist.llm.profiles import Context, EditError, render_action
 from scenarist.llm.script import EditAction, ToolAction
 from scenarist.llm.tool_fit import FitError
 
@@ -196,6 +197,28 @@ def test_aider_fences_outgrow_the_backticks_in_the_content() -> None:
     assert fence_for("```python\nx\n```") == "````"
     block = search_replace("README.md", "", "```sh\nls\n```\n")
     assert block.startswith("README.md\n````\n") and block.endswith(">>>>>>> REPLACE\n````\n")
+
+
+def test_aider_whole_format_gets_file_listings_and_never_an_empty_file() -> None:
+    files = {"/w/hello.py": "def hi():\n    print('hi')\n"}
+    context = dataclasses.replace(ctx(profile="aider", files=files), whole_files=True)
+    edit = render_action(ToolAction("editFile", {"path": "hello.py",
+                                                 "old_string": "    print('hi')",
+                                                 "new_string": "    print('hey')"}), context)
+    assert (edit.kind, edit.arguments) == (
+        "text", "hello.py\n```\ndef hi():\n    print('hey')\n```\n")
+    assert render_action(WRITE, context).arguments == "a.txt\n```\nhi\n```\n"
+    unread = dataclasses.replace(context, read_text=lambda _path: None)
+    with pytest.raises(EditError, match="start scenarist llm with --workspace"):
+        render_action(ToolAction("editFile", {"path": "gone.py", "old_string": "a",
+                                              "new_string": "b"}), unread)
+
+
+def test_aider_says_which_edit_format_it_wants() -> None:
+    assert edit_format(["... a *SEARCH/REPLACE block* ..."]) == "diff"
+    assert edit_format(["You MUST use this *file listing* format:"]) == "whole"
+    assert edit_format(["You are a helpful assistant."]) is None
+    assert client_hint(["You MUST use this *file listing* format:"]) == "aider-whole"
 
 
 def test_aider_cannot_be_asked_for_a_web_search() -> None:

@@ -160,7 +160,8 @@ class Rendering(NamedTuple):
         root = Workspace.of_agent(self.workspace, self.conv.cwd).root
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=lambda path: confine(root, path), decls=self.conv.tools,
-                       side=is_side_request(self.conv, self.profile, self.turn))
+                       side=is_side_request(self.conv, self.profile, self.turn),
+                       whole_files=self.conv.client == "aider-whole")
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -172,7 +173,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous)
+                self.thinking, c.previous, c.client)
 
 
 class _Rejected(WireError):
@@ -413,6 +414,8 @@ class Answerer:
         profile: Profile = (detect_profile(conv) if self.agent_type == "auto"
                             else self.agent_type)
         notes["profile"] = profile
+        if conv.client is not None:  # a client known by its instructions (aider's format)
+            notes["client"] = conv.client
         return profile
 
     def render(self, rendering: Rendering) -> Encoded:

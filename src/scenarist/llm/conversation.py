@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scenarist.json_kind import json_kind
+from scenarist.llm.aider import edit_format
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
 
@@ -64,7 +65,7 @@ class Conversation:
     extra: Mapping[str, Any] = field(default_factory=dict)
     one_call: bool = False  # parallel tool calls refused: one call per answer
     previous: str | None = None  # the answer this request continues (server-side state)
-    client: str | None = None  # a client recognised by its instructions ("aider")
+    client: str | None = None  # a client recognised by its instructions (client_hint)
 
     @property
     def first_prompt(self) -> str | None:
@@ -143,8 +144,10 @@ def strip_wrappers(text: str) -> str:
 
 def client_hint(texts: Iterable[str]) -> str | None:
     """A client that declares no tools but says in its instructions how it takes edits:
-    aider's *SEARCH/REPLACE block* edit format."""
-    return "aider" if any("SEARCH/REPLACE block" in t for t in texts) else None
+    aider, ``"aider"`` for its *SEARCH/REPLACE block* format, ``"aider-whole"`` for its
+    *file listing* format (:mod:`scenarist.llm.aider`)."""
+    form = edit_format(texts)
+    return None if form is None else "aider" if form == "diff" else "aider-whole"
 
 
 def find_cwd(texts: Iterable[str]) -> str | None:
@@ -594,7 +597,7 @@ _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 def detect_profile(conv: Conversation) -> Profile:
     """``--agent-type auto``: aider by its instructions, Claude Code, Codex and opencode by
     their tool names, else generic function calling."""
-    if conv.client == "aider" and not conv.tools:
+    if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
     names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:

@@ -37,7 +37,7 @@ from scenarist.errors import WireError
 from scenarist.llm.conversation import Conversation
 from scenarist.llm.ids import TurnRef
 from scenarist.llm.script import ModelTurn, Script
-from scenarist.llm.selection import is_match
+from scenarist.llm.selection import is_match, match_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,14 +172,14 @@ def find_turn(script: Script, index: int) -> tuple[int, int] | None:
 def first_prompt_index(conv: Conversation, script: Script) -> int:
     """Where ``script``'s first prompt sits among the conversation's user prompts: clients
     such as aider send few-shot examples and a repository map as user/assistant pairs before
-    the real request, and those are context, not user turns. 0 when no prompt matches (or
-    the scenario has none)."""
+    the real request, and those are context, not user turns. The prompt that matches best
+    (the first of equals): a few-shot example can resemble the real request (aider's "Change
+    the greeting to be more casual"). 0 when no prompt matches (or the scenario has none)."""
     if script.prompt is None or len(conv.prompts) < 2:
         return 0
-    for k, typed in enumerate(conv.prompts):
-        if is_match(typed, script.prompt):
-            return k
-    return 0
+    scores = [match_score(typed, script.prompt) for typed in conv.prompts]
+    best = max(scores)
+    return scores.index(best) if best > 0.0 else 0
 
 
 def from_prompt(conv: Conversation, start: int) -> Conversation:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scenarist.errors import ScenaristError
-from scenarist.llm.aider import search_replace, shell_block
+from scenarist.llm.aider import file_listing, search_replace, shell_block
 from scenarist.llm.conversation import Profile, ToolDecl
 from scenarist.llm.script import Action, EditAction
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
@@ -86,6 +86,7 @@ class Context:
     confine: Callable[[str], object] | None = None  # raises for a path outside the workspace
     decls: tuple[ToolDecl, ...] = ()  # the declared tools with their parameters
     side: bool = False  # a side request (no tools declared): the turn's text, no calls
+    whole_files: bool = False  # aider's ``whole`` edit format: file changes as whole files
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
@@ -475,14 +476,24 @@ def tool_aliases(tool: Tool) -> tuple[str, ...]:
 
 def aider_text(action: Action, ctx: Context) -> Call:
     """aider declares no tools: a file change becomes a *SEARCH/REPLACE block* in the
-    answer's text (:mod:`scenarist.llm.aider`), a command a fenced ``bash`` block."""
+    answer's text, or with its ``whole`` format a *file listing* of the new content
+    (:mod:`scenarist.llm.aider`); a command a fenced ``bash`` block."""
     if isinstance(action, EditAction):
         change = plan_edit(action, ctx)
-        return _aider_change(action.path, change.before, change.after)
+        return _aider_change(action.path, change.before, change.after, ctx)
     tool = action.call
     match tool:
         case WriteFile(path=path, content=content):
-            return _aider_change(path, ctx.read_text(ctx.path(path)), content)
+            return _aider_change(path, ctx.read_text(ctx.path(path)), content, ctx)
+        case EditFile(path=path) if ctx.whole_files:  # the whole file after the edit
+            before = ctx.read_text(ctx.path(path))
+            if before is None:  # never answer an edit with an empty file
+                raise EditError(
+                    f"editFile {path}: aider's whole-file format needs the file's new content, "
+                    f"and {ctx.path(path)} cannot be read here; aider does not report its "
+                    "folder: start scenarist llm with --workspace set to the repository aider "
+                    "runs in (or run aider with --edit-format diff)")
+            return _aider_change(path, before, edited(tool, before), ctx)
         case EditFile(path=path, old_string=old, new_string=new):  # aider has the file
             return Call("search/replace", search_replace(path, old, new), "text")
         case RunCmd(cmd=cmd):
@@ -492,9 +503,11 @@ def aider_text(action: Action, ctx: Context) -> Call:
                    "commands (runCmd) in its answer's text")
 
 
-def _aider_change(path: str, before: str | None, after: str) -> Call:
-    """The smallest block that makes the change: an exact-string edit with a unique anchor,
-    else the whole file replaced."""
+def _aider_change(path: str, before: str | None, after: str, ctx: Context) -> Call:
+    """The whole new file for aider's ``whole`` format; else the smallest block that makes the
+    change: an exact-string edit with a unique anchor, else the whole file replaced."""
+    if ctx.whole_files:
+        return Call("file listing", file_listing(path, after), "text")
     strings = edit_strings(Edit(path, before, after))
     old, new = strings if strings is not None else (before or "", after)
     return Call("search/replace", search_replace(path, old, new), "text")

@@ -47,15 +47,23 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def match_score(prompt: str, candidate: str | None) -> float:
+    """How well the scripted ``candidate`` matches the typed ``prompt``: 1.0 when the prompt
+    contains it, else their normalised similarity; 0.0 below :data:`MIN_SIMILARITY` (no
+    match, see the module doc)."""
+    a, b = _norm(prompt), _norm(candidate or "")
+    if not b:
+        return 0.0
+    if b in a:
+        return 1.0
+    score = float(Levenshtein.normalized_similarity(a, b))
+    return score if score >= MIN_SIMILARITY else 0.0
+
+
 def is_match(prompt: str, candidate: str | None) -> bool:
     """Whether the scripted ``candidate`` is close enough to the typed ``prompt`` to be the
     same request (see the module doc)."""
-    a, b = _norm(prompt), _norm(candidate or "")
-    if not b:
-        return False
-    if b in a:
-        return True
-    return bool(Levenshtein.normalized_similarity(a, b) >= MIN_SIMILARITY)
+    return match_score(prompt, candidate) > 0.0
 
 
 class Selector:
