@@ -79,6 +79,8 @@ from scenarist.scenario import (
 __all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
 
 #: Beat kinds the runner plays; the others belong to the agent.
+#: before typing a prompt: this long without output, and the program idle (not computing)
+PROMPT_QUIET_MS = 30.0
 PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand",
                           "userCancelSession", "assert", "screenshot", "log", "status",
                           "complete", "merge"})
@@ -366,7 +368,11 @@ class _Run:
             if entry.target not in (None, "tui", "cli"):
                 return stamp.result(entry.text, "skipped", f"for target {entry.target}")
             keys = parse_input(entry.text, self.terminal.application_cursor)
-            if keys.prompt:  # type, see it on the screen, then press Enter, as a user does:
+            if keys.prompt:  # wait for the prompt, type, see it, then press Enter, as a user does
+                # typed ahead while the program still answers the last line, the tty's echo of
+                # the new one lands inside that answer on the screen (bc: "10/45")
+                self._settled("the screen before a prompt", required=False,
+                              quiet_ms=PROMPT_QUIET_MS)
                 self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
                 self._settled("the typed prompt")  # takes it for a paste (no submit)
                 self.terminal.send(keys.data[-1:])
@@ -417,11 +423,14 @@ class _Run:
         for key in pace_sync(keys, Schedule(RealClock())):
             self.terminal.send(key.data)
 
-    def _settled(self, what: str, *, required: bool = True) -> ScreenCapture:
+    def _settled(self, what: str, *, required: bool = True,
+                 quiet_ms: float | None = None) -> ScreenCapture:
         assert self.terminal is not None
         deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        quiet = self.options.settle_ms if quiet_ms is None else min(quiet_ms,
+                                                                      self.options.settle_ms)
         try:
-            self.terminal.settle(self.options.settle_ms, deadline, what)
+            self.terminal.settle(quiet, deadline, what)
         except TerminalTimeout:
             if required:
                 raise
