@@ -9,6 +9,8 @@ named on the command line and is not collected at all without it::
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "reference_file" in metafunc.fixturenames:
         files = sorted(reference_folder(metafunc.config).glob("*.yaml"))
         metafunc.parametrize("reference_file", files, ids=[p.stem for p in files])
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """``golden(name, actual)``: ``actual`` equals the file ``golden/name`` beside the test
+    module (``SCENARIST_REGOLD=1`` writes it instead)."""
+    folder = Path(request.path).parent / "golden"
+
+    def check(name: str, actual: str) -> None:
+        path = folder / name
+        if os.environ.get("SCENARIST_REGOLD"):
+            path.write_text(actual, encoding="utf-8")
+        assert path.exists(), f"missing golden {path}; run with SCENARIST_REGOLD=1 to create it"
+        assert actual == path.read_text(encoding="utf-8")
+
+    return check

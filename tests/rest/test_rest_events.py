@@ -7,7 +7,7 @@ review the diff.
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,17 +22,8 @@ from scenarist.rest.events import (
 )
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
 
-GOLDEN = Path(__file__).parent / "golden"
 CASES = {"simulation-rest": EXAMPLE, "edit-and-test": SCENARIOS / "edit-and-test.yaml",
          "failing": SCENARIOS / "failing.yaml"}
-
-
-def _check(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("SCENARIST_REGOLD"):
-        path.write_text(actual, encoding="utf-8")
-    assert path.exists(), f"missing golden {path}; run with SCENARIST_REGOLD=1 to create it"
-    assert actual == path.read_text(encoding="utf-8")
 
 
 def plan(text: str) -> list[tuple[int, dict[str, object]]]:
@@ -41,12 +32,12 @@ def plan(text: str) -> list[tuple[int, dict[str, object]]]:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_golden_typed_and_webui(case: str) -> None:
+def test_golden_typed_and_webui(case: str, golden: Callable[[str, str], None]) -> None:
     planned = plan_session(compile_timeline(load_scenario(CASES[case])))
     typed = [{"at_ms": p.at_ms, **p.body} for p in planned]
-    _check(f"{case}.typed.json", json.dumps(typed, indent=1, ensure_ascii=False) + "\n")
+    golden(f"{case}.typed.json", json.dumps(typed, indent=1, ensure_ascii=False) + "\n")
     webui = [webui_event({**p.body, "ts": f"t+{p.at_ms}"}, "S") for p in planned]
-    _check(f"{case}.webui.json", json.dumps([w for w in webui if w is not None], indent=1,
+    golden(f"{case}.webui.json", json.dumps([w for w in webui if w is not None], indent=1,
                                             ensure_ascii=False) + "\n")
 
 
