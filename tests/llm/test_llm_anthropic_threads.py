@@ -9,7 +9,6 @@ longer holds is answered ``thread_not_found``, on which the SDK replays the full
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import subprocess
@@ -19,8 +18,6 @@ from typing import Any
 import anthropic
 import pytest
 from two_cities import PROMPT, WEATHER
-
-from scenarist.llm.continuation import ThreadFields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,7 +66,9 @@ def test_tool_runner_one_call_per_answer_on_a_thread(serve: Any) -> None:
 def test_tool_runner_replays_a_thread_the_server_no_longer_holds(serve: Any) -> None:
     served = serve([WEATHER], speed=0.01)
     server = served.server  # a replica that keeps no thread (as if another one served it)
-    server.answerer = dataclasses.replace(server.answerer, threads=ThreadFields(limit=0))
+    threads = server.answerer.threads
+    assert threads is not None
+    threads.limit = 0
     result = _run(served.url)
     assert result["text"] == "Paris is sunnier than London today."
     requests = _requests(served)

@@ -50,7 +50,7 @@ from scenarist.llm.conversation import (
     detect_profile,
     read_request,
 )
-from scenarist.llm.ids import TurnRef, conversation_key, encode_ref, ref_of_id
+from scenarist.llm.ids import SESSION_HEADERS, TurnRef, conversation_key, encode_ref, ref_of_id
 from scenarist.llm.position import (
     Position,
     PositionError,
@@ -78,6 +78,8 @@ MEMO_LIMIT = 1024
 MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
 AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
+#: the request headers an answer may depend on: scenario selection and session ids
+ANSWER_HEADERS = ("x-scenario-name", "x-scenario-prompt", *SESSION_HEADERS)
 Notes = dict[str, Any]  # what was learned about the request, for the journal
 
 
@@ -85,9 +87,15 @@ class ModelRequest(NamedTuple):
     """One request to a model endpoint, as read off the wire."""
 
     api: Api
-    headers: Mapping[str, str]
+    headers: Mapping[str, str]  # those of :data:`ANSWER_HEADERS` it carries
     raw: bytes
     created: int  # the wall clock in seconds: the answer's ``created``
+
+    @classmethod
+    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int) -> ModelRequest:
+        """The request with only the headers an answer may depend on (so that
+        :class:`RequestMemo`'s key holds every input)."""
+        return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +137,13 @@ class Encoded:
 
 
 class Answer(NamedTuple):
-    """A successful answer and what was learned on the way."""
+    """A successful answer and what was learned on the way. ``repeatable``: the answer
+    depended on the request alone (no scripted error's state, no assert, no message thread,
+    no file read), so the same request gets it again (:class:`RequestMemo`)."""
 
     encoded: Encoded
     notes: Notes
+    repeatable: bool = False
 
 
 class Rendering(NamedTuple):
@@ -150,16 +161,20 @@ class Rendering(NamedTuple):
     created: int
     ref: TurnRef  # the answer's ids: scenario, conversation, turn, part
 
-    @property
-    def reads_files(self) -> bool:
-        return any(_reads_files(a) for a in self.turn.actions)
-
     def context(self) -> Context:
         """What rendering needs from the request (files are read through ``read_file`` only,
         and only inside the agent's workspace)."""
-        root = Workspace.of_agent(self.workspace, self.conv.cwd).root
+        # a reported cwd outside --workspace is refused here, whatever the turn; without
+        # --workspace the agent's cwd only fences the turn's paths, so it is made when a path
+        # needs it (building the Path cost a tenth of an unmemoised text answer)
+        fixed = Workspace.of_agent(self.workspace, self.conv.cwd).root if self.workspace else None
+        cwd = self.conv.cwd
+
+        def fence(path: str) -> Path:
+            return confine(fixed if fixed is not None else Workspace.of_agent(None, cwd).root, path)
+
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
-                       confine=lambda path: confine(root, path), decls=self.conv.tools,
+                       confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
                        whole_files=self.conv.client == "aider-whole")
 
@@ -241,16 +256,12 @@ class Memo:
     def __init__(self, limit: int = MEMO_LIMIT) -> None:
         self.limit = limit
         self._answers: dict[tuple[Any, ...], Encoded] = {}
-        self._reads_files: dict[int, bool] = {}  # by id of the turn (scripts live as long)
 
     def __len__(self) -> int:
         return len(self._answers)
 
     def __call__(self, r: Rendering) -> Encoded:
-        reads = self._reads_files.get(id(r.turn))
-        if reads is None:
-            reads = self._reads_files[id(r.turn)] = r.reads_files
-        if reads:
+        if reads_files(r.turn):
             return encode_turn(r)
         key = r.key()
         hit = self._answers.get(key)
@@ -260,6 +271,53 @@ class Memo:
                 self._answers.clear()
             self._answers[key] = hit
         return hit
+
+
+class RequestMemo:
+    """:meth:`Answerer.answer` with memory, for a request the server has seen before.
+
+    A :class:`repeatable <Answer>` answer is a pure function of the request: its API, body
+    bytes, the headers in :data:`ANSWER_HEADERS` (the only ones a request carries into the
+    answer, see :meth:`ModelRequest.of`) and its ``created`` second. The same request then
+    gets the same answer and journal notes without being read again: SDK test suites and
+    load tests send the same request many times. A memoised short answer costs about 40%
+    of one rendered by :class:`Memo` alone (measured in ``bench/bench_llm_throughput.py``).
+    Bodies over ``body_limit`` bytes are not kept (hashing one costs 0.24 µs per KiB); the
+    memo starts afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies."""
+
+    def __init__(self, answer: Callable[[ModelRequest, Callable[[ErrorKey], bool], Notes],
+                                         Rejection | Answer],
+                 *, limit: int = MEMO_LIMIT, body_limit: int = 64 * 1024,
+                 byte_limit: int = 16 * 1024 * 1024) -> None:
+        self.answer = answer
+        self.limit, self.body_limit, self.byte_limit = limit, body_limit, byte_limit
+        self._answers: dict[tuple[Any, ...], Answer] = {}
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __call__(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
+                 notes: Notes) -> Rejection | Answer:
+        """Like :meth:`Answerer.answer`: the notes go to ``notes`` (the journal entry)."""
+        if len(request.raw) > self.body_limit:
+            return self.answer(request, served, notes)
+        key = (request.api, request.raw, request.created, *request.headers.items())
+        hit = self._answers.get(key)
+        if hit is not None:
+            notes.update(hit.notes)
+            return Answer(hit.encoded, notes, True)
+        learned: Notes = {}
+        result = self.answer(request, served, learned)
+        notes.update(learned)
+        if isinstance(result, Answer) and result.repeatable:
+            if len(self._answers) >= self.limit or self._bytes > self.byte_limit:
+                self._answers.clear()
+                self._bytes = 0
+            self._answers[key] = result
+            self._bytes += len(request.raw)
+            return Answer(result.encoded, notes, True)
+        return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +360,8 @@ class Answerer:
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
-            if is_side_request(conv, profile, turn):
+            side = is_side_request(conv, profile, turn)
+            if side:
                 notes["side_request"] = True
             elif turn.checks or script.final_checks:
                 self.check(script, turn, conv, notes)
@@ -315,14 +374,18 @@ class Answerer:
                                             estimate_tokens(len(request.raw)), request.created,
                                             ref))
             notes["calls"] = list(encoded.calls)
-            if self.threads is not None and request.api == "messages" and "thread" in body:
+            threaded = self.threads is not None and request.api == "messages" and "thread" in body
+            if threaded:
+                assert self.threads is not None
                 self.threads.remember(body, f"msg_{encode_ref(ref)}")
             renamed = renamed_calls(turn, encoded.calls)
             if renamed:
                 notes["renamed"] = renamed
             if self.strict:
                 strict(script, turn, tools, encoded)
-            return Answer(encoded, notes)
+            repeatable = not (script.has_errors or threaded or (turn.checks and not side)
+                              or reads_files(turn))
+            return Answer(encoded, notes, repeatable)
         except _Rejected as exc:
             return exc.rejection(notes)
         except ContinuationError as exc:
@@ -525,14 +588,19 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
 def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
     """The scenario's tool names that went out under another (declared) name, for the
     journal (only when every action became one call; aider's text blocks are no calls)."""
-    if len(calls) != len(turn.actions):
+    if not calls or len(calls) != len(turn.actions):
         return {}
     return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
             if isinstance(a, ToolAction) and a.tool != c}
 
 
+def reads_files(turn: ModelTurn) -> bool:
+    """Whether rendering ``turn`` depends on files on disk (so it cannot be memoised): an
+    edit or a write is rendered against the file as it is."""
+    return any(_reads_files(a) for a in turn.actions)
+
+
 def _reads_files(action: Action) -> bool:
-    """Whether rendering ``action`` depends on files on disk (so it cannot be memoised)."""
     return isinstance(action, EditAction) or action.tool in ("writeFile", "editFile")
 
 
@@ -540,13 +608,10 @@ def _seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-_SESSION_HEADERS = ("x-scenario-session", "x-claude-code-session-id", "session-id", "thread-id")
-
-
 def _conversation_key(headers: Mapping[str, str], conv: Conversation) -> str:
     """Tells conversations apart: the agent's session id, else the shape of the history.
     Only scenarios with scripted errors need to."""
-    for name in _SESSION_HEADERS:
+    for name in SESSION_HEADERS:
         value = headers.get(name)
         if value:
             return f"{name}:{value}"

@@ -29,9 +29,8 @@ was already answered to this conversation is stepped over (the one bit of state,
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from scenarist.errors import WireError
 from scenarist.llm.conversation import Conversation
@@ -40,9 +39,9 @@ from scenarist.llm.script import ModelTurn, Script
 from scenarist.llm.selection import is_match, match_score
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
-    """The model turn to answer with, and where it sits."""
+class Position(NamedTuple):
+    """The model turn to answer with, and where it sits (a ``NamedTuple``: one per request,
+    see :mod:`scenarist.llm.answer`)."""
 
     segment: int  # 0-based user turn
     turn: ModelTurn
@@ -186,7 +185,7 @@ def from_prompt(conv: Conversation, start: int) -> Conversation:
     """``conv`` as if it began at user prompt ``start`` (the context before it dropped)."""
     if start == 0:
         return conv
-    return dataclasses.replace(conv, prompts=conv.prompts[start:])
+    return conv._replace(prompts=conv.prompts[start:])
 
 
 def _check_prompts(script: Script, conv: Conversation, segment: int) -> None:

@@ -254,7 +254,8 @@ OPTIONAL_FIELDS: dict[str, dict[str, Check]] = {
 def check_optional_fields(api: Api, body: Mapping[str, Any]) -> None:
     """Raise :class:`RequestError` naming the first optional field of ``body`` that the real
     ``api`` would refuse (wrong type, out of range, malformed tool). ``null`` means absent."""
-    for key, check in OPTIONAL_FIELDS[api].items():
-        value = body.get(key)
-        if value is not None:
+    checks = OPTIONAL_FIELDS[api]
+    for key, value in body.items():  # a body names a few of the fields: walk those
+        check = checks.get(key)
+        if check is not None and value is not None:
             check(value, key)

@@ -32,12 +32,14 @@ from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
     WIRE,
     AgentType,
+    Answer,
     Answerer,
     Batch,
     ErrorKey,
     Memo,
     ModelRequest,
     Rejection,
+    RequestMemo,
     encode_turn,
 )
 from scenarist.llm.checks import failures, run_check
@@ -92,7 +94,7 @@ class MockModelServer:
         self._served_errors: set[ErrorKey] = set()
         self._seq = 0
         self.active_streams = 0
-        self.memo = Memo() if self.options.memoize else None
+        self.memo = Memo() if self.options.memoize else None  # rendered turns
         self.answerer = Answerer(
             self.selector,
             agent_type=self.options.agent_type,
@@ -101,6 +103,9 @@ class MockModelServer:
             encode=self.memo if self.memo is not None else encode_turn,
             threads=ThreadFields(),
         )
+        # requests seen before: answered again without being read (repeatable answers only)
+        self.request_memo = RequestMemo(self.answerer.answer) if self.options.memoize else None
+        self.answer = self.request_memo if self.request_memo is not None else self.answerer.answer
         self._routes = Starlette(
             routes=[
                 Route("/v1/models", self._models, methods=["GET"]),
@@ -406,13 +411,13 @@ class MockModelServer:
             "query": query,
         }
         self.journal.add(entry)
-        request = ModelRequest(api, headers, raw, created=int(started))
+        request = ModelRequest.of(api, headers, raw, created=int(started))
         served = self._served_errors.__contains__
         if len(raw) > OFF_LOOP_BYTES:  # parsing it would hold every other client up
-            result = await asyncio.to_thread(self.answerer.answer, request, served)
-            entry.update(result.notes)  # here, on the loop's thread, not in the worker
+            result, notes = await asyncio.to_thread(self._answer_apart, request, served)
+            entry.update(notes)  # here, on the loop's thread, not in the worker
         else:  # the entry collects the notes itself (a copy less per request)
-            result = self.answerer.answer(request, served, entry)
+            result = self.answer(request, served, entry)
         if isinstance(result, Rejection):
             if result.served_error is not None:
                 self._served_errors.add(result.served_error)
@@ -428,6 +433,14 @@ class MockModelServer:
         finally:
             self.journal.settle(entry)
         return Response(encoded.body, media_type="application/json")
+
+    def _answer_apart(
+        self, request: ModelRequest, served: Callable[[ErrorKey], bool]
+    ) -> tuple[Rejection | Answer, dict[str, Any]]:
+        """Answer a large request (on a worker thread), its notes clipped there too: the
+        journal then settles it on the loop without cutting a long prompt."""
+        result = self.answerer.answer(request, served)
+        return result, clip(result.notes)
 
     # ------------------------------------------------------------------ errors
 
