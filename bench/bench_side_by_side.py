@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -82,8 +84,17 @@ print(best(lambda: sum(1 for _ in FakeModel(script=script).stream())),
 """
 
 
+PYCACHE = Path(tempfile.gettempdir()) / f"scenarist-side-by-side-{os.getpid()}"
+
+
 def env_for(tree: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(tree / "src")}
+    """The tree's sources, with bytecode cached per tree as after ``pip install`` (with
+    ``PYTHONDONTWRITEBYTECODE`` every start-up would compile the sources, and the larger tree
+    would pay for it)."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"),
+           "PYTHONPYCACHEPREFIX": str(PYCACHE / hashlib.sha1(str(tree).encode()).hexdigest())}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def write_scenarios(folder: Path) -> None:
@@ -198,12 +209,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         scenarios = Path(tmp) / "s"
         write_scenarios(scenarios)
+        for tree in trees.values():  # write each tree's bytecode cache before measuring
+            llm_startup(tree, scenarios)
+            codex_first_line(tree)
         for r in range(args.rounds):
             order = list(trees.items()) if r % 2 == 0 else list(reversed(trees.items()))
             for name, tree in order:
                 rounds[name].append(measure(tree, scenarios, args.seconds, args.connections,
                                             args.startups))
             print(f"round {r + 1}/{args.rounds} done", flush=True)
+    shutil.rmtree(PYCACHE, ignore_errors=True)
     print(f"baseline: {trees['baseline']}\nthis:     {trees['this']}")
     print(f"{'figure (median of rounds)':<42} {'baseline':>12} {'this':>12} {'this/base':>10}")
     for key in rounds["this"][0]:

@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scenarist.llm.answer import Answer, Answerer, Memo, ModelRequest, Rejection
+from scenarist.llm.answer import (
+    ANSWER_HEADERS,
+    Answer,
+    Answerer,
+    Memo,
+    ModelRequest,
+    Rejection,
+    RequestMemo,
+)
 from scenarist.llm.cli import load_scripts
 from scenarist.llm.plan import build_script
 from scenarist.llm.selection import Selector
@@ -80,6 +88,82 @@ def test_the_memo_wraps_the_pure_encoder_without_changing_a_byte() -> None:
         assert isinstance(one, Answer) and isinstance(two, Answer) and isinstance(plain, Answer)
         assert one.encoded is two.encoded and one.encoded == plain.encoded
     assert len(memo) == 2
+
+
+def test_the_request_memo_answers_a_repeated_request_without_reading_it() -> None:
+    answerer = Answerer(Selector([HELLO_ONCE]))
+    calls: list[ModelRequest] = []
+
+    def counted(req: ModelRequest, served: Any, notes: dict[str, Any]) -> Rejection | Answer:
+        calls.append(req)
+        return answerer.answer(req, served, notes)
+
+    memo = RequestMemo(counted)
+    same = request(chat("say hello"))
+    first_notes: dict[str, Any] = {"seq": 1}
+    first = memo(same, never, first_notes)
+    again_notes: dict[str, Any] = {"seq": 2}
+    again = memo(same, never, again_notes)
+    assert isinstance(first, Answer) and isinstance(again, Answer) and first.repeatable
+    assert again.encoded is first.encoded and len(calls) == 1
+    assert again_notes == {**first_notes, "seq": 2} and again_notes["scenario"] == "hello"
+    # another created second, another answer header or other bytes: answered afresh
+    memo(ModelRequest("chat", {}, same.raw, created=same.created + 1), never, {})
+    memo(ModelRequest.of("chat", {"x-scenario-name": "hello", "user-agent": "x"}, same.raw,
+                         same.created), never, {})
+    memo(request(chat("say hello", temperature=0)), never, {})
+    assert len(calls) == 4 and len(memo) == 4
+    # headers no answer reads are not carried (so they cannot be missing from the key)
+    assert ModelRequest.of("chat", {"user-agent": "x", "x-scenario-session": "s"}, b"",
+                           0).headers == {"x-scenario-session": "s"}
+    assert "x-scenario-name" in ANSWER_HEADERS and "x-claude-code-session-id" in ANSWER_HEADERS
+
+
+def test_the_request_memo_keeps_only_answers_that_depend_on_the_request_alone(
+        tmp_path: Path) -> None:
+    # a scripted error's conversation, an assert before the turn and a file edit each depend
+    # on more than the request: answered afresh every time
+    (tmp_path / "done.txt").write_text("ok")
+    edit = build_script(load_scenario_text(
+        "name: edit\n"
+        "timeline:\n"
+        "  - userInputs: [[0, edit it]]\n"
+        "  - llmResponse: [{assistant: [[0, editing]]}]\n"
+        "  - agentEdits: {path: notes.txt, linesAdded: 1}\n"))
+    cases = [(RETRY, "Summarise the changelog"), (edit, "edit it"), (CHECKED, "check it")]
+    for script, prompt in cases:
+        answerer = Answerer(Selector([script]), workspace=tmp_path)
+        memo = RequestMemo(answerer.answer)
+        served: set[Any] = set()
+        for _ in range(3):
+            result = memo(request(chat(prompt)), served.__contains__, {})
+            if isinstance(result, Rejection) and result.served_error is not None:
+                served.add(result.served_error)
+            else:
+                assert isinstance(result, Answer), (script.name, result)
+                assert not result.repeatable, script.name
+        assert len(memo) == 0, script.name
+    # large bodies are not kept; the memo starts afresh at its limit
+    answerer = Answerer(Selector([HELLO_ONCE]))
+    small = RequestMemo(answerer.answer, limit=2, body_limit=200)
+    small(request(chat("say hello", pad="p" * 300)), never, {})
+    assert len(small) == 0
+    for n in range(3):
+        small(request(chat("say hello", n=n + 1)), never, {})
+    assert len(small) == 1
+
+
+HELLO_ONCE = build_script(load_scenario_text(
+    "name: hello\n"
+    "timeline:\n"
+    "  - userInputs: [[0, say hello]]\n"
+    "  - llmResponse: [{assistant: [[0, Hello]]}]\n"))
+CHECKED = build_script(load_scenario_text(
+    "name: checked\n"
+    "timeline:\n"
+    "  - userInputs: [[0, check it]]\n"
+    "  - assert: {fs: {exists: [done.txt]}}\n"
+    "  - llmResponse: [{assistant: [[0, checked]]}]\n"))
 
 
 HELLO = build_script(load_scenario_text(

@@ -1,7 +1,14 @@
 """Memoised answers are byte-identical to fresh ones, for every input that changes the bytes.
 
-The server re-sends the encoded answer of a turn that reads no files. That is only honest if
-the memo key covers everything that reaches the renderer and the encoders: scenario (not just
+The server keeps two memos. The request memo answers a request it has seen before (same
+body bytes, answer headers and ``created`` second) without reading it again; the render memo
+re-sends the encoded answer of a turn that reads no files, for requests that differ in bytes
+but not in what reaches the renderer. Each variant is sent three times: a miss of both, a
+request-memo hit, and the same request with other padding bytes (a render-memo hit); all
+three must equal the answer of a server without memos, and so must their journal entries.
+
+The render memo is only honest if
+its key covers everything that reaches the renderer and the encoders: scenario (not just
 its name), turn, API, stream flags, ``include_usage``, model, tool profile, declared tools,
 working directory, input size (usage), the thinking the request asks for and the ``created``
 second. Each variant below changes
@@ -67,13 +74,22 @@ def _messages(**extra: Any) -> tuple[str, dict[str, Any]]:
 SIZE = 1000  # every body is padded to this many bytes (but one), so input tokens stay equal
 
 
-def _encode(body: dict[str, Any]) -> bytes:
+def _encode(body: dict[str, Any], filler: str = "x") -> bytes:
     """The body as compact JSON padded to ``SIZE`` bytes with an unknown field (ignored by the
-    server), unless it sets its own ``pad``: then only that variant's input size differs."""
+    server), unless it sets its own ``pad``: then only that variant's input size differs.
+    Another ``filler`` gives other bytes of the same size (the same rendering)."""
     if "pad" in body:
-        return json.dumps({**body, "pad": "x" * body["pad"]}, separators=(",", ":")).encode()
+        return json.dumps({**body, "pad": filler * body["pad"]}, separators=(",", ":")).encode()
     bare = len(json.dumps({**body, "pad": ""}, separators=(",", ":")))
-    return json.dumps({**body, "pad": "x" * (SIZE - bare)}, separators=(",", ":")).encode()
+    return json.dumps({**body, "pad": filler * (SIZE - bare)}, separators=(",", ":")).encode()
+
+
+def _entry(served: Any) -> dict[str, Any]:
+    """The journal entry of the latest request, without what differs per request."""
+    latest = dict(list(served.server.journal)[-1])
+    for key in ("seq", "time"):
+        latest.pop(key)
+    return latest
 
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -112,9 +128,9 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
     memo = serve([FIRST, SECOND], memoize=True, wall=wall)
     fresh = serve([FIRST, SECOND], memoize=False, wall=wall)
 
-    def post(url: str, variant: tuple[str, dict[str, Any]]) -> bytes:
+    def post(url: str, variant: tuple[str, dict[str, Any]], filler: str = "x") -> bytes:
         path, body = variant
-        data = _encode(body)
+        data = _encode(body, filler)
         headers = {"content-type": "application/json"}
         resp = httpx.post(f"{url}{path}", content=data, headers=headers, timeout=30)
         assert resp.status_code == 200, resp.text
@@ -122,13 +138,17 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
 
     answers: dict[str, bytes] = {}
     for name, variant in VARIANTS.items():
-        first, again = post(memo.url, variant), post(memo.url, variant)  # a miss, then a hit
-        assert first == again == post(fresh.url, variant), name
-        answers[name] = first
+        expected = post(fresh.url, variant)
+        journaled = _entry(fresh)
+        for filler in ("x", "x", "y"):  # a miss, a request-memo hit, a render-memo hit
+            assert post(memo.url, variant, filler) == expected, (name, filler)
+            assert _entry(memo) == journaled, (name, filler)
+        answers[name] = expected
     # each variant really changes the bytes, so a key missing any of them would be caught
     assert len(set(answers.values())) == len(VARIANTS)
     assert len(memo.server.memo) == len(VARIANTS)
-    assert fresh.server.memo is None
+    assert len(memo.server.request_memo) == 2 * len(VARIANTS)  # the "x" and "y" bodies
+    assert fresh.server.memo is None and fresh.server.request_memo is None
 
     now[0] += 1  # the next second: ``created`` changes
     for name in ("base", "stream", "responses"):
