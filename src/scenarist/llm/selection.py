@@ -26,6 +26,10 @@ MIN_SIMILARITY = 0.5
 
 @dataclass(frozen=True, slots=True)
 class Choice:
+    """The scenario that answers a request and how it was chosen (``distance`` and
+    ``runners_up`` as :class:`scenarist.scenario.select.Selection` reports them, for the
+    journal)."""
+
     script: Script
     by: Literal["name", "header-prompt", "prompt", "only"]
     distance: int | None = None
