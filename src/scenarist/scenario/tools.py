@@ -21,8 +21,8 @@ a dataclass with ``@register`` (see ``docs/scenario-api.md``).
 This module does not postpone annotations (no ``from __future__ import annotations``), so the
 records' field types are objects once the classes exist and a declaration is read straight off
 ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in a module that
-postpones them, compiles every annotation string: for the 17 tools here that was ~11 M of the
-~960 M instructions ``scenarist llm`` takes to start (``bench/NOTES-startup.md``).
+postpones them, compiles every annotation string: for the 17 tools here that was ~12 M of the
+~965 M instructions ``scenarist llm`` took to start (``bench/NOTES-startup.md``).
 """
 
 import dataclasses
