@@ -4,6 +4,9 @@
 pre-commit hooks and once per agent turn; each of these modules would add tens of
 milliseconds to every run (bench/NOTES-startup.md). Standard-library modules are not
 guarded: they cost users nothing they would notice.
+
+``scenarist llm`` needs its web stack, but not rapidfuzz (~24 M instructions of its start-up):
+edit distances are computed only when a prompt is not one of the scenarios' prompts exactly.
 """
 
 from __future__ import annotations
@@ -59,3 +62,61 @@ def test_validate_errors_import_no_heavy_module(tmp_path: Path) -> None:
     bad.write_text("name: x\ntimeline:\n  - llmResponse: 3\n", encoding="utf-8")
     code, heavy = probe("scenarist.cli", "main", ["validate", "-q", str(bad)])
     assert code == 1 and heavy == []
+
+
+LLM_PROBE = """
+import builtins, os, sys
+real = builtins.print
+def listening(*args, **kwargs):
+    if args and str(args[0]).startswith("listening on"):
+        heavy = " ".join(sorted(m for m in sys.modules if m.startswith("rapidfuzz")))
+        sys.__stdout__.write(f"{{args[0]}} [{{heavy}}]")
+        sys.__stdout__.flush()
+        os._exit(0)  # stop here: the server would serve until killed
+    real(*args, **kwargs)
+builtins.print = listening
+from scenarist.llm.cli import main
+main(["--scenario", {scenario!r}, "--port", "0"])
+"""
+
+FIRST_REQUEST_PROBE = """
+import asyncio, sys
+import httpx
+from scenarist.llm.cli import load_scripts
+from scenarist.llm.server import MockModelServer, Options
+from scenarist.play import VirtualClock
+
+server = MockModelServer(load_scripts({scenarios!r}, []), Options(clock=VirtualClock()))
+
+async def ask():
+    transport = httpx.ASGITransport(app=server.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        body = {{"model": "m", "max_tokens": 64,
+                 "messages": [{{"role": "user", "content": {prompt!r}}}]}}
+        return (await client.post("/v1/messages", json=body)).status_code
+
+status = asyncio.run(ask())
+sys.stdout.write(f"{{status}} {{'rapidfuzz' in sys.modules}}")
+"""
+
+
+def run_probe(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_llm_starts_listening_without_rapidfuzz() -> None:
+    done = run_probe(LLM_PROBE.format(scenario=str(EXAMPLES / "tool-tour.yaml")))
+    assert done.stdout.startswith("listening on http://127.0.0.1:")
+    assert done.stdout.endswith(" []")
+
+
+@pytest.mark.parametrize(("prompt", "distance_needed"), [
+    ("Show me every tool", False),  # the scenario's prompt as written: no distance to compute
+    ("show me evry tool", True),  # a typo: selected by edit distance, which imports rapidfuzz
+])
+def test_llm_imports_rapidfuzz_only_to_compute_a_distance(prompt: str,
+                                                          distance_needed: bool) -> None:
+    code = FIRST_REQUEST_PROBE.format(scenarios=[str(EXAMPLES / "tool-tour.yaml")],
+                                      prompt=prompt)
+    assert run_probe(code).stdout == f"200 {distance_needed}"

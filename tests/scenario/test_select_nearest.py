@@ -149,3 +149,12 @@ def test_without_numpy_a_large_set_is_scanned_with_the_same_answers(
     plain.prepare()
     assert [plain.nearest(query, 4) for query in queries] == expected
     assert plain._bags is None
+
+
+def test_an_exact_query_is_the_scans_answer_without_computing_distances() -> None:
+    strings = ["fix the bug", "write hello.py", "fix the bug", "Write hello.py"]
+    search = NearestStrings(strings)
+    for query in [*strings, "fix the bug ", "nothing like it"]:
+        for k in (1, 2, 4):
+            assert search.nearest(query, k) == scan(query, strings, k), (query, k)
+    assert NearestStrings(["only one"]).nearest("only one", 4) == [(0, 0)]

@@ -52,6 +52,8 @@ from scenarist.scenario.timeline import Beat, Timeline, compile_timeline
 
 @dataclass
 class _Turn:
+    """A model turn while it is being collected from the timeline (becomes a ModelTurn)."""
+
     thinking: list[TimedText] = field(default_factory=list)
     text: list[TimedText] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
@@ -63,6 +65,8 @@ class _Turn:
 
 @dataclass
 class _Segment:
+    """The turns that answer one user prompt, while they are being collected."""
+
     prompt: str | None
     turns: list[_Turn] = field(default_factory=list)
 

@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rapidfuzz.distance import Levenshtein
-
 from scenarist.errors import WireError
 from scenarist.llm.script import Script
 from scenarist.scenario.select import ScenarioIndex, SelectionError
@@ -28,6 +26,10 @@ MIN_SIMILARITY = 0.5
 
 @dataclass(frozen=True, slots=True)
 class Choice:
+    """The scenario that answers a request and how it was chosen (``distance`` and
+    ``runners_up`` as :class:`scenarist.scenario.select.Selection` reports them, for the
+    journal)."""
+
     script: Script
     by: Literal["name", "header-prompt", "prompt", "only"]
     distance: int | None = None
@@ -56,6 +58,8 @@ def match_score(prompt: str, candidate: str | None) -> float:
         return 0.0
     if b in a:
         return 1.0
+    from rapidfuzz.distance import Levenshtein  # only here: an exact prompt needs no distance
+
     score = float(Levenshtein.normalized_similarity(a, b))
     return score if score >= MIN_SIMILARITY else 0.0
 

@@ -4,8 +4,12 @@
 at what distance" exactly, ties going to the smaller position. Selection
 (:mod:`scenarist.scenario.select`) uses it over scenario prompts.
 
-A small set (fewer than :data:`LARGE` strings) is simply scanned with rapidfuzz: that costs
-about a microsecond per string. A large set is searched with lower bounds
+A query equal to one of the strings, when no runner-up is asked for (``k == 1``, or there
+is only that string), is answered by a dictionary lookup: distance 0, the first position holding
+it. That is the usual first request to a server playing one scenario, and it needs no edit
+distance, so rapidfuzz (~15 ms to import) is imported only where a distance is computed.
+A small set (fewer than :data:`LARGE` strings) is otherwise simply scanned with rapidfuzz: that
+costs about a microsecond per string. A large set is searched with lower bounds
 (:mod:`scenarist.scenario.bag_index`), built on the first query so that constructing an
 index stays cheap and numpy is imported only by programs that need it. numpy is the optional
 extra ``scenarist[fast-select]``: without it every set is scanned, which gives the same answers
@@ -18,9 +22,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
 
 if TYPE_CHECKING:
     from scenarist.scenario.bag_index import BagIndex
@@ -35,6 +36,9 @@ class NearestStrings:
 
     def __init__(self, strings: Sequence[str]) -> None:
         self.strings: tuple[str, ...] = tuple(strings)
+        self._exact: dict[str, int] = {}
+        for position, string in enumerate(self.strings):
+            self._exact.setdefault(string, position)
         self._bags: BagIndex | None = None
         self._bounded = len(self.strings) >= LARGE  # False once numpy turns out to be absent
 
@@ -57,6 +61,9 @@ class NearestStrings:
         distance, then position."""
         if k <= 0 or not self.strings:
             return []
+        exact = self._exact.get(query)
+        if exact is not None and (k == 1 or len(self.strings) == 1):
+            return [(0, exact)]  # nothing can be nearer, and ties go to the first position
         if self._bounded and k * 8 < len(self.strings):
             self.prepare()
         if self._bags is None or k * 8 >= len(self.strings):
@@ -66,5 +73,8 @@ class NearestStrings:
 
 def scan(query: str, strings: Sequence[str], k: int) -> list[tuple[int, int]]:
     """The ``k`` nearest by one plain pass over ``strings`` (the reference answer)."""
+    from rapidfuzz import process  # here, not at import: see the module doc
+    from rapidfuzz.distance import Levenshtein
+
     found = process.extract(query, strings, scorer=Levenshtein.distance, limit=None)
     return heapq.nsmallest(k, ((int(d), j) for _, d, j in found))

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import Generic, Literal, Protocol, TypeVar
 
-from rapidfuzz.distance import Levenshtein
-
 from scenarist.errors import ScenaristError
 from scenarist.scenario.nearest import NearestStrings
 
@@ -160,6 +158,8 @@ class ScenarioIndex(Generic[S]):
     def _names_hint(self, near: str | None) -> str:
         names = self.names
         if near is not None:
+            from rapidfuzz.distance import Levenshtein  # only errors rank names (nearest.py)
+
             names.sort(key=lambda n: (Levenshtein.distance(near, n), n))
         shown = ", ".join(names[:_KNOWN_SHOWN])
         more = len(names) - _KNOWN_SHOWN

@@ -17,9 +17,13 @@ checks (:mod:`scenarist.scenario.events`), the JSON Schema for editors
 Any other tool name (``agentToolUse`` with ``toolName: my_tool``) becomes a
 :class:`GenericTool` with its arguments as written. Adding a tool is one declaration:
 a dataclass with ``@register`` (see ``docs/scenario-api.md``).
-"""
 
-from __future__ import annotations
+This module does not postpone annotations (no ``from __future__ import annotations``), so the
+records' field types are objects once the classes exist and a declaration is read straight off
+``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in a module that
+postpones them, compiles every annotation string: for the 17 tools here that was ~12 M of the
+~965 M instructions ``scenarist llm`` took to start (``bench/NOTES-startup.md``).
+"""
 
 import dataclasses
 import types
@@ -235,9 +239,12 @@ def tool_spec(cls: type[Any]) -> ToolSpec:
 
 
 def _read_spec(cls: type[Any]) -> ToolSpec:
-    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    hints = {f.name: f.type for f in fields}
+    if any(isinstance(hint, str) for hint in hints.values()):  # postponed (see the module doc)
+        hints = typing.get_type_hints(cls)
     args: list[Arg] = []
-    for f in dataclasses.fields(cls):
+    for f in fields:
         kind, choices = _kind(hints[f.name], f"{cls.__name__}.{f.name}")
         factory: Any = f.default_factory
         required = f.default is _NO_DEFAULT and factory is _NO_DEFAULT
@@ -258,14 +265,14 @@ def canonical_tool_name(name: str) -> str | None:
     return None
 
 
-def build_tool(spec: ToolSpec, values: Mapping[str, Any]) -> Tool:
+def build_tool(spec: ToolSpec, values: Mapping[str, Any]) -> "Tool":
     """The record of ``spec`` from converted values keyed by YAML spelling (missing: default)."""
     kwargs = {a.field: values[a.key] if a.key in values else
               (a.placeholder() if a.required else a.default) for a in spec.args}
     return spec.record(**kwargs)  # type: ignore[no-any-return]
 
 
-def tool_from_args(name: str, args: Mapping[str, Any]) -> Tool:
+def tool_from_args(name: str, args: Mapping[str, Any]) -> "Tool":
     """The record for a tool call built in code (not loaded): strict, raises ValueError.
 
     Old names of tools and arguments are read as the current ones; a tool name the
@@ -294,7 +301,7 @@ def tool_from_args(name: str, args: Mapping[str, Any]) -> Tool:
     return build_tool(spec, values)
 
 
-def tool_args(tool: Tool) -> dict[str, Json]:
+def tool_args(tool: "Tool") -> dict[str, Json]:
     """The arguments of ``tool`` as the format spells them (defaults left out), for renderers
     that pass arguments through (generic function calling, MCP calls)."""
     if isinstance(tool, GenericTool):
