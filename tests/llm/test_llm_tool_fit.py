@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -201,14 +200,14 @@ def test_aider_fences_outgrow_the_backticks_in_the_content() -> None:
 
 def test_aider_whole_format_gets_file_listings_and_never_an_empty_file() -> None:
     files = {"/w/hello.py": "def hi():\n    print('hi')\n"}
-    context = dataclasses.replace(ctx(profile="aider", files=files), whole_files=True)
+    context = ctx(profile="aider", files=files)._replace(whole_files=True)
     edit = render_action(ToolAction("editFile", {"path": "hello.py",
                                                  "old_string": "    print('hi')",
                                                  "new_string": "    print('hey')"}), context)
     assert (edit.kind, edit.arguments) == (
         "text", "hello.py\n```\ndef hi():\n    print('hey')\n```\n")
     assert render_action(WRITE, context).arguments == "a.txt\n```\nhi\n```\n"
-    unread = dataclasses.replace(context, read_text=lambda _path: None)
+    unread = context._replace(read_text=lambda _path: None)
     with pytest.raises(EditError, match="start scenarist llm with --workspace"):
         render_action(ToolAction("editFile", {"path": "gone.py", "old_string": "a",
                                               "new_string": "b"}), unread)

@@ -16,19 +16,23 @@ render step, keyed by everything that reaches it; :class:`RequestMemo` gives a r
 before its answer again when that answer depended on the request alone.
 
 The records made afresh for every request (:class:`ModelRequest`, :class:`Rendering`,
-:class:`Answer`) are ``NamedTuple``s rather than frozen dataclasses: on CPython 3.11 a frozen
+:class:`Answer`, :class:`Rejection`, :class:`Encoded`, and the same in the modules this one
+calls) are ``NamedTuple``s rather than frozen dataclasses: on CPython 3.11 a frozen
 dataclass sets each field through ``object.__setattr__``, which made them cost about a quarter
 of a memoised answer (measured: 7 fields, 6.0 µs frozen vs 2.1 µs as a NamedTuple on the
 shared test machine); they stay immutable.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 import orjson
@@ -93,22 +97,21 @@ class ModelRequest(NamedTuple):
     created: int  # the wall clock in seconds: the answer's ``created``
 
     @classmethod
-    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int) -> ModelRequest:
+    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int) -> "ModelRequest":
         """The request with only the headers an answer may depend on (so that
         :class:`RequestMemo`'s key holds every input)."""
         return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created)
 
 
-@dataclass(frozen=True, slots=True)
-class Rejection:
+class Rejection(NamedTuple):
     """An error to answer with: HTTP status, message, and what the API's error body needs."""
 
     status: int
     message: str
     type: str | None = None
     param: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    notes: Notes = field(default_factory=dict)
+    headers: Mapping[str, str] = MappingProxyType({})
+    notes: Mapping[str, Any] = MappingProxyType({})  # what was learned (read-only here)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
     code: str | None = None  # OpenAI's ``error.code``
     details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
@@ -119,16 +122,14 @@ class Rejection:
         return self.served_error is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Batch:
+class Batch(NamedTuple):
     """Stream bytes due at one moment (all frames with that ``at_ms``, joined)."""
 
     at_ms: int
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Encoded:
+class Encoded(NamedTuple):
     """A rendered, encoded turn: the tool names it calls, and its body or stream batches."""
 
     calls: tuple[str, ...]

@@ -8,12 +8,13 @@ terminal buffer, which a model server does not have: it is reported as skipped.
 The checks are pure apart from what they read through the :class:`~.workspace.Workspace`.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from scenarist.llm.script import Check
 from scenarist.llm.workspace import Workspace, WorkspaceError
@@ -25,8 +26,7 @@ __all__ = ["Outcome", "Result", "failures", "json_equal", "json_pointer", "run_c
 Outcome = Literal["ok", "failed", "skipped"]
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
     """One assertion's outcome, with a message that says what was looked at."""
 
     label: str

@@ -27,8 +27,10 @@ was already answered to this conversation is stepped over (the one bit of state,
 :mod:`scenarist.llm.server`).
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 from collections.abc import Callable
 from typing import NamedTuple
 

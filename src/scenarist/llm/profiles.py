@@ -26,15 +26,16 @@ block of text. Edits need the file's current text to produce a real, applicable 
 passed in as ``read_text`` so that these functions stay pure.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import hashlib
 import json
 import posixpath
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from scenarist.errors import ScenaristError
 from scenarist.llm.aider import file_listing, search_replace, shell_block
@@ -66,8 +67,7 @@ from scenarist.scenario.tools import (
 ReadText = Callable[[str], str | None]  # absolute path → text, None when it does not exist
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(NamedTuple):
     """A rendered tool call: ``arguments`` is JSON text (function) or raw input (custom)."""
 
     name: str
@@ -75,8 +75,7 @@ class Call:
     kind: Literal["function", "custom", "text"] = "function"  # text: in the answer (aider)
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(NamedTuple):
     """What rendering needs from the request and the machine."""
 
     profile: Profile
@@ -113,8 +112,7 @@ def _given(**values: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- edits
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(NamedTuple):
     """A concrete edit: the file's text before (None: new file) and after."""
 
     path: str  # absolute (or as given when no cwd is known)

@@ -7,11 +7,13 @@ scenario's ``server.llmApiStyle``): a turn's reasoning, text and tool calls trav
 response; reasoning that is not shown is not counted in the usage either.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
@@ -35,8 +37,7 @@ from scenarist.wire import (
 CHUNK_CHARS = 16
 
 
-@dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(NamedTuple):
     """A turn ready to encode: its events and the calls it makes (for strict checks, journal)."""
 
     events: tuple[WireEvent, ...]

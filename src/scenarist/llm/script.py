@@ -3,10 +3,12 @@
 A *model turn* is one ``llmResponse`` plus the agent actions that follow it up to the next
 ``llmResponse`` or ``userInputs``: what one API response must contain. A *segment* is the run
 of model turns that answer one user prompt. This shape is all the server needs; it is built
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 from a loaded scenario by :mod:`scenarist.llm.plan` and is pure data.
 """
 
-from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,7 +40,7 @@ class ToolAction:
         self.call = tool_from_args(self.tool, self.args)
 
     @classmethod
-    def of(cls, record: Tool) -> ToolAction:
+    def of(cls, record: Tool) -> "ToolAction":
         """The action for a loaded tool record."""
         return cls(record.name, tool_args(record))
 

@@ -11,11 +11,12 @@ similarity rule. Otherwise the request fails loudly, naming the nearest scenario
 distances.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from scenarist.errors import WireError
 from scenarist.llm.script import Script
@@ -24,8 +25,7 @@ from scenarist.scenario.select import ScenarioIndex, SelectionError
 MIN_SIMILARITY = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(NamedTuple):
     """The scenario that answers a request and how it was chosen (``distance`` and
     ``runners_up`` as :class:`scenarist.scenario.select.Selection` reports them, for the
     journal)."""

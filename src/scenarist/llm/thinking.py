@@ -21,11 +21,12 @@ On top of what the request asks, the scenario's ``server.llmApiStyle`` decides (
   answers that make tool calls.
 """
 
-from __future__ import annotations
 
-from dataclasses import dataclass
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 from itertools import product
-from typing import Any
+from typing import Any, NamedTuple
 
 from scenarist.llm.conversation import Api, Conversation
 from scenarist.llm.script import Script
@@ -36,8 +37,7 @@ _SUMMARIES = frozenset({"auto", "concise", "detailed"})
 ENCRYPTED = "reasoning.encrypted_content"
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingShown:
+class ThinkingShown(NamedTuple):
     """How much of a turn's thinking one answer carries."""
 
     block: bool = False  # a thinking block (Messages) or reasoning item (Responses) at all

@@ -24,11 +24,13 @@ profiles`) states what an action needs as a :class:`Need` and tries the roles it
 on (an edit can also be a write of the whole file, or a shell here-document).
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import ToolDecl
@@ -93,19 +95,17 @@ ESSENTIAL: dict[Role, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Need:
+class Need(NamedTuple):
     """What one action needs from a tool: the names it is written with (the format's name and
     its old spellings), its role (None: a tool with no role, matched by name only), and its
     argument values (neutral keys for a role, the scenario's own keys otherwise)."""
 
     names: tuple[str, ...]
     role: Role | None
-    values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Fitted:
+class Fitted(NamedTuple):
     """The declared tool that carries a need, and the arguments as its schema spells them."""
 
     name: str

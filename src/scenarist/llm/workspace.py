@@ -11,12 +11,14 @@ which the server answers with 403 in the API's error format. Only regular files 
 opening one never blocks (a FIFO at a target path would stall the event loop).
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from scenarist.errors import ScenaristError
 from scenarist.files import read_regular_bytes
@@ -54,14 +56,13 @@ def read_regular_file(path: str | os.PathLike[str]) -> str:
     return read_regular_bytes(path, MAX_READ_BYTES).decode("utf-8", "replace")
 
 
-@dataclass(frozen=True, slots=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The agent's working directory; relative paths are read from ``root``."""
 
     root: Path
 
     @classmethod
-    def of_agent(cls, configured: Path | None, cwd: str | None) -> Workspace:
+    def of_agent(cls, configured: Path | None, cwd: str | None) -> "Workspace":
         """The working directory the agent reported, inside ``--workspace`` when that is
         given (else :class:`OutsideWorkspace`); ``--workspace`` when the agent reports none;
         else ours."""

@@ -15,8 +15,10 @@ Field names are the spec's camelCase keys in snake_case. Every event carries its
 ``line``/``col``.
 """
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -664,7 +666,7 @@ class Scenario:
     effective_initial_prompt: str | None = None
     source_path: Path | None = None
     warnings: list[Issue] = field(default_factory=list, compare=False)
-    compiled: Timeline | None = field(default=None, repr=False, compare=False)
+    compiled: "Timeline | None" = field(default=None, repr=False, compare=False)
 
     @property
     def session_start_index(self) -> int | None:

@@ -1,17 +1,17 @@
 """Server-sent-event frames: what every streaming encoder yields, and their bytes."""
 
-from __future__ import annotations
 
+# Annotations are not postponed (no `from __future__ import annotations`): the records'
+# field types are evaluated once, at class creation, instead of compiled from strings
+# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One SSE message: an optional ``event:`` name and a JSON object (or raw text) as data.
 
     ``at_ms`` is copied from the neutral event that produced the frame, so a server can pace
