@@ -101,8 +101,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-memo",
         action="store_true",
-        help="encode every answer afresh instead of reusing the encoded answer of a turn that "
-        "reads no files (for measuring the encoders)",
+        help="answer every request afresh: no answer given again to a repeated request, no "
+        "encoded turn reused (for measuring the whole path)",
     )
     return p
 

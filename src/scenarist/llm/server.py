@@ -77,7 +77,7 @@ class Options:
     strict: bool = False
     body_limit: int = DEFAULT_BODY_LIMIT
     clock: Clock = field(default_factory=RealClock)
-    memoize: bool = True  # reuse encoded answers of turns that read no files
+    memoize: bool = True  # answer repeated requests and reuse encoded turns (the two memos)
     wall: Callable[[], float] = time.time  # the wall clock: journal times, ``created``
 
 
