@@ -151,6 +151,11 @@ def test_the_request_memo_keeps_only_answers_that_depend_on_the_request_alone(
     for n in range(3):
         small(request(chat("say hello", n=n + 1)), never, {})
     assert len(small) == 1
+    # and beyond its bytes of bodies and answers
+    tight = RequestMemo(answerer.answer, byte_limit=600)
+    for n in range(3):
+        tight(request(chat("say hello", n=n + 1)), never, {})
+    assert len(tight) == 1
 
 
 HELLO_ONCE = build_script(load_scenario_text(

@@ -285,7 +285,7 @@ class RequestMemo:
     load tests send the same request many times. The server answered a repeated short chat
     request in 15 µs of CPU with it, 49 µs with :class:`Memo` alone (ASGI called directly).
     Bodies over ``body_limit`` bytes are not kept (hashing one costs 0.24 µs per KiB); the
-    memo starts afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies."""
+    memo starts afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies and answers."""
 
     def __init__(self, answer: Callable[[ModelRequest, Callable[[ErrorKey], bool], Notes],
                                          Rejection | Answer],
@@ -313,13 +313,21 @@ class RequestMemo:
         result = self.answer(request, served, learned)
         notes.update(learned)
         if isinstance(result, Answer) and result.repeatable:
-            if len(self._answers) >= self.limit or self._bytes > self.byte_limit:
+            size = len(request.raw) + _size(result.encoded)
+            if len(self._answers) >= self.limit or self._bytes + size > self.byte_limit:
                 self._answers.clear()
                 self._bytes = 0
             self._answers[key] = result
-            self._bytes += len(request.raw)
+            self._bytes += size
             return Answer(result.encoded, notes, True)
         return result
+
+
+def _size(encoded: Encoded) -> int:
+    """The bytes an encoded answer holds (its body, or its stream batches)."""
+    if encoded.body is not None:
+        return len(encoded.body)
+    return sum(len(b.data) for b in encoded.batches)
 
 
 @dataclass(frozen=True, slots=True)
