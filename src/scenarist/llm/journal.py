@@ -24,6 +24,7 @@ BYTE_LIMIT = 8 * 1024 * 1024  # the settled entries together, as JSON, about
 ENTRY_LIMIT = 10_000
 
 Entry = dict[str, Any]
+_IN_FLIGHT = -1  # the size recorded for an entry not yet settled
 
 
 def clip(value: Any, limit: int = STRING_LIMIT) -> Any:
@@ -86,14 +87,14 @@ class Journal:
         self.byte_limit = byte_limit
         self.entry_limit = entry_limit
         self._entries: deque[Entry] = deque()
-        self._sizes: dict[int, int] = {}  # id(entry) → counted size, for settled entries
-        self._members: set[int] = set()  # id() of every entry in the journal
+        # id() of every entry in the journal → its counted size once settled, -1 before
+        self._sizes: dict[int, int] = {}
         self._bytes = 0
         self.dropped = 0  # settled entries dropped to stay within the limits
 
     def add(self, entry: Entry) -> Entry:
         self._entries.append(entry)
-        self._members.add(id(entry))
+        self._sizes[id(entry)] = _IN_FLIGHT
         return entry
 
     def record(self, entry: Entry) -> Entry:
@@ -111,37 +112,33 @@ class Journal:
                 if new is not value:
                     entry[key] = new
                 size += n + len(str(key)) + 4
-        if id(entry) not in self._members:  # cleared while it was being answered
+        counted = self._sizes.get(id(entry))
+        if counted is None:  # cleared while it was being answered
             return entry
-        if id(entry) in self._sizes:
-            self._bytes -= self._sizes.pop(id(entry))
         self._sizes[id(entry)] = size
-        self._bytes += size
-        self._evict()
+        self._bytes += size - max(counted, 0)
+        if self._bytes > self.byte_limit or len(self._entries) > self.entry_limit:
+            self._evict()
         return entry
 
     def _evict(self) -> None:
-        while (self._bytes > self.byte_limit or len(self._entries) > self.entry_limit) and (
-            oldest := self._oldest_settled()
-        ) is not None:
-            if oldest is self._entries[0]:  # the usual case: no older stream still in flight
-                self._entries.popleft()
+        entries = self._entries
+        while (self._bytes > self.byte_limit or len(entries) > self.entry_limit) and entries:
+            oldest = entries[0]
+            if self._sizes[id(oldest)] == _IN_FLIGHT:  # an older stream still being answered
+                found = next((e for e in entries if self._sizes[id(e)] != _IN_FLIGHT), None)
+                if found is None:
+                    return
+                oldest = found
+                entries.remove(oldest)
             else:
-                self._entries.remove(oldest)
-            self._members.discard(id(oldest))
+                entries.popleft()
             self._bytes -= self._sizes.pop(id(oldest))
             self.dropped += 1
-
-    def _oldest_settled(self) -> Entry | None:
-        first = self._entries[0] if self._entries else None
-        if first is not None and id(first) in self._sizes:
-            return first
-        return next((e for e in self._entries if id(e) in self._sizes), None)
 
     def clear(self) -> None:
         self._entries.clear()
         self._sizes.clear()
-        self._members.clear()
         self._bytes = 0
         self.dropped = 0
 
