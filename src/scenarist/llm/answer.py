@@ -361,7 +361,8 @@ class Answerer:
             else:  # a whole history: counted from where the scenario's first prompt sits
                 script = self.select(request, conv, notes).script
                 conv = anchored(conv, script, notes)
-            profile = self.profile(conv, notes)
+            tools = conv.tool_names
+            profile = self.profile(conv, notes, tools)
             ckey = previous.conversation if previous else conversation_key(
                 script.name, request.headers, conv.first_prompt)
             key = ckey if previous else (
@@ -377,7 +378,6 @@ class Answerer:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
                 scripted_error(script, turn, key, WIRE[request.api], notes)
-            tools = conv.tool_names
             cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
             encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools,
                                             self.workspace, conv,
@@ -482,9 +482,10 @@ class Answerer:
             raise _Rejected(400, f"scenarist: assertion failed before {turn.describe()} of "
                                 f"scenario {script.name!r}: {names}")
 
-    def profile(self, conv: Conversation, notes: Notes) -> Profile:
+    def profile(self, conv: Conversation, notes: Notes,
+                tools: frozenset[str] | None = None) -> Profile:
         """The agent's tool vocabulary: ``--agent-type``, else detected from the request."""
-        profile: Profile = (detect_profile(conv) if self.agent_type == "auto"
+        profile: Profile = (detect_profile(conv, tools) if self.agent_type == "auto"
                             else self.agent_type)
         notes["profile"] = profile
         if conv.client is not None:  # a client known by its instructions (aider's format)
