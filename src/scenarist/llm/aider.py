@@ -35,12 +35,12 @@ EditFormat = Literal["diff", "whole"]
 
 def edit_format(instructions: Iterable[str]) -> EditFormat | None:
     """The edit format aider's instructions ask for, or None when they are not aider's."""
-    whole = False
-    for text in instructions:  # one pass: this runs on every request
-        if "SEARCH/REPLACE block" in text:
-            return "diff"
-        whole = whole or "*file listing*" in text
-    return "whole" if whole else None
+    texts = tuple(instructions)
+    if any("SEARCH/REPLACE block" in t for t in texts):
+        return "diff"
+    if any("*file listing*" in t for t in texts):
+        return "whole"
+    return None
 
 
 def fence_for(*texts: str) -> str:

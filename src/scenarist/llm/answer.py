@@ -361,8 +361,7 @@ class Answerer:
             else:  # a whole history: counted from where the scenario's first prompt sits
                 script = self.select(request, conv, notes).script
                 conv = anchored(conv, script, notes)
-            tools = conv.tool_names
-            profile = self.profile(conv, notes, tools)
+            profile = self.profile(conv, notes)
             ckey = previous.conversation if previous else conversation_key(
                 script.name, request.headers, conv.first_prompt)
             key = ckey if previous else (
@@ -378,22 +377,22 @@ class Answerer:
                 self.check(script, turn, conv, notes)
             if turn.error is not None:
                 scripted_error(script, turn, key, WIRE[request.api], notes)
+            tools = conv.tool_names
             cwd = str(self.workspace) if conv.cwd is None and self.workspace else conv.cwd
             encoded = self.render(Rendering(script, turn, request.api, profile, cwd, tools,
                                             self.workspace, conv,
                                             estimate_tokens(len(request.raw)), request.created,
                                             ref))
             notes["calls"] = list(encoded.calls)
-            threaded = self.threads is not None and request.api == "messages" and "thread" in body
-            if threaded:
-                assert self.threads is not None
-                self.threads.remember(body, f"msg_{encode_ref(ref)}")
+            threads = self.threads if request.api == "messages" and "thread" in body else None
+            if threads is not None:
+                threads.remember(body, f"msg_{encode_ref(ref)}")
             renamed = renamed_calls(turn, encoded.calls)
             if renamed:
                 notes["renamed"] = renamed
             if self.strict:
                 strict(script, turn, tools, encoded)
-            repeatable = not (script.has_errors or threaded or (turn.checks and not side)
+            repeatable = not (script.has_errors or threads is not None or (turn.checks and not side)
                               or reads_files(turn))
             return Answer(encoded, notes, repeatable)
         except _Rejected as exc:
@@ -482,10 +481,9 @@ class Answerer:
             raise _Rejected(400, f"scenarist: assertion failed before {turn.describe()} of "
                                 f"scenario {script.name!r}: {names}")
 
-    def profile(self, conv: Conversation, notes: Notes,
-                tools: frozenset[str] | None = None) -> Profile:
+    def profile(self, conv: Conversation, notes: Notes) -> Profile:
         """The agent's tool vocabulary: ``--agent-type``, else detected from the request."""
-        profile: Profile = (detect_profile(conv, tools) if self.agent_type == "auto"
+        profile: Profile = (detect_profile(conv) if self.agent_type == "auto"
                             else self.agent_type)
         notes["profile"] = profile
         if conv.client is not None:  # a client known by its instructions (aider's format)
@@ -599,7 +597,7 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
 def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
     """The scenario's tool names that went out under another (declared) name, for the
     journal (only when every action became one call; aider's text blocks are no calls)."""
-    if not calls or len(calls) != len(turn.actions):
+    if len(calls) != len(turn.actions):
         return {}
     return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
             if isinstance(a, ToolAction) and a.tool != c}

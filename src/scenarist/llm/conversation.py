@@ -599,14 +599,12 @@ _CODEX_MARKERS = frozenset({"exec_command", "apply_patch", "shell", "write_stdin
 _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 
 
-def detect_profile(conv: Conversation, names: frozenset[str] | None = None) -> Profile:
+def detect_profile(conv: Conversation) -> Profile:
     """``--agent-type auto``: aider by its instructions, Claude Code, Codex and opencode by
-    their tool names, else generic function calling. ``names``: ``conv.tool_names``, when the
-    caller has them already (they are a set built from the declarations)."""
+    their tool names, else generic function calling."""
     if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
-    if names is None:
-        names = conv.tool_names
+    names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:
         return "claude"
     if names & _CODEX_MARKERS:
