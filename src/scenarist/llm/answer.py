@@ -23,10 +23,7 @@ of a memoised answer (measured: 7 fields, 6.0 µs frozen vs 2.1 µs as a NamedTu
 shared test machine); they stay immutable.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping

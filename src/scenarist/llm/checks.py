@@ -8,10 +8,7 @@ terminal buffer, which a model server does not have: it is reported as skipped.
 The checks are pure apart from what they read through the :class:`~.workspace.Workspace`.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import json
 from collections.abc import Iterator
 from typing import Literal, NamedTuple

@@ -16,10 +16,7 @@ CPython 3.11: a ``Conversation`` took 3.2 µs as a frozen dataclass, 0.6 µs as 
 (see :mod:`scenarist.llm.answer` for the same choice).
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence

@@ -19,10 +19,7 @@ conversation itself, never from a counter or the clock.
 - Tool-call ids (:func:`call_id`) are a digest of the reference and the call's place.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import base64
 import binascii
 import hashlib

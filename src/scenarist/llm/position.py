@@ -27,10 +27,7 @@ was already answered to this conversation is stepped over (the one bit of state,
 :mod:`scenarist.llm.server`).
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 from collections.abc import Callable
 from typing import NamedTuple
 

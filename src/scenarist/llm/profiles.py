@@ -26,10 +26,7 @@ block of text. Edits need the file's current text to produce a real, applicable 
 passed in as ``read_text`` so that these functions stay pure.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
 import json
 import posixpath

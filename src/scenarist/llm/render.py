@@ -7,10 +7,7 @@ scenario's ``server.llmApiStyle``): a turn's reasoning, text and tool calls trav
 response; reasoning that is not shown is not counted in the usage either.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
 from collections.abc import Sequence
 from typing import NamedTuple

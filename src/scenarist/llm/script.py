@@ -3,9 +3,7 @@
 A *model turn* is one ``llmResponse`` plus the agent actions that follow it up to the next
 ``llmResponse`` or ``userInputs``: what one API response must contain. A *segment* is the run
 of model turns that answer one user prompt. This shape is all the server needs; it is built
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 from a loaded scenario by :mod:`scenarist.llm.plan` and is pure data.
 """
 

@@ -11,10 +11,7 @@ similarity rule. Otherwise the request fails loudly, naming the nearest scenario
 distances.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 

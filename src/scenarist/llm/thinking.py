@@ -21,10 +21,7 @@ On top of what the request asks, the scenario's ``server.llmApiStyle`` decides (
   answers that make tool calls.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 from itertools import product
 from typing import Any, NamedTuple
 

@@ -24,10 +24,7 @@ profiles`) states what an action needs as a :class:`Need` and tries the roles it
 on (an edit can also be a write of the whole file, or a shell here-document).
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple

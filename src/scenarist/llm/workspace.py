@@ -11,10 +11,7 @@ which the server answers with 403 in the API's error format. Only regular files 
 opening one never blocks (a FIFO at a target path would stall the event loop).
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import os
 import subprocess
 from pathlib import Path

@@ -15,10 +15,7 @@ Field names are the spec's camelCase keys in snake_case. Every event carries its
 ``line``/``col``.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field

@@ -10,10 +10,7 @@ non-streaming encoders and the final ``response.completed`` object are built fro
 streamed and the non-streamed shape of one turn can never disagree.
 """
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import itertools
 import json
 from collections.abc import Iterable, Iterator

@@ -1,9 +1,6 @@
 """Server-sent-event frames: what every streaming encoder yields, and their bytes."""
 
-
-# Annotations are not postponed (no `from __future__ import annotations`): the records'
-# field types are evaluated once, at class creation, instead of compiled from strings
-# (typing.NamedTuple makes a ForwardRef of each), a cost at every start (bench/NOTES-startup.md).
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
