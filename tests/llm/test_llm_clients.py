@@ -346,6 +346,7 @@ def _vercel(
     return _json_of(["node", str(NODE_SCRIPT), *args])
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "openai-chat", "anthropic"])
 @pytest.mark.parametrize("mode", ["generate", "stream"])
 def test_vercel_ai_sdk_runs_the_tool_round(url: Any, provider: str, mode: str) -> None:
@@ -356,6 +357,7 @@ def test_vercel_ai_sdk_runs_the_tool_round(url: Any, provider: str, mode: str) -
     assert result["reasoning"] is None  # no thinking unless the request asks for it
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 @pytest.mark.parametrize("mode", ["generate", "stream"])
 def test_vercel_ai_sdk_gets_thinking_when_it_asks(url: Any, provider: str, mode: str) -> None:
@@ -365,6 +367,7 @@ def test_vercel_ai_sdk_gets_thinking_when_it_asks(url: Any, provider: str, mode:
     assert result["calls"] == ["Paris"] and result["text"] == "It is sunny in Paris."
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_vercel_ai_sdk_retries_a_scripted_429_and_reports_it_without_retries(
     url: Any, provider: str
