@@ -235,6 +235,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         http=_best("httptools", "h11"),
         timeout_graceful_shutdown=2,
         proxy_headers=False,
+        ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
