@@ -265,6 +265,8 @@ class _Socket:
         self.pump = asyncio.current_task()
         self.owner.active_streams += 1
         try:
+            if self.gone:  # went away while the answer was made (on a worker thread)
+                raise OSError("the client went away")
             schedule.start()
             async with aclosing(pace(frames.batches, schedule)) as due:
                 async for batch in due:

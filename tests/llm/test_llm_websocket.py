@@ -1,0 +1,240 @@
+"""The Responses API over WebSocket (``/v1/responses``), as the official openai SDK's
+``responses.connect()`` and a raw ``websockets`` client speak it: the same events as SSE,
+several turns on one socket, continuations on the socket with ``store: false``, warm-ups,
+scripted errors as ``error`` events, and hostile clients (garbage, binary frames, oversized
+messages, 200 disconnects mid-answer) that leave the server up and leak nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from scenarist.llm.answer import Batch
+from scenarist.llm.cli import load_scripts
+from scenarist.llm.websocket import Held, http_body, sse_to_messages
+
+SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
+WEATHER = "What is the weather in Paris?"
+FLAKY = "Is it raining in Oslo?"
+TOOLS: Any = [
+    {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+]
+SLOW = """\
+name: slow
+timeline:
+  - userInputs: [[0, "Take your time"]]
+  - llmResponse:
+      - assistant:
+          - [0, "Thinking it over"]
+          - [3000, "... done."]
+"""
+
+
+@pytest.fixture
+def srv(serve: Any) -> Any:
+    paths = [str(SCENARIOS / "weather.yaml"), str(SCENARIOS / "flaky_weather.yaml")]
+    return serve(load_scripts(paths, []), speed=0.01)
+
+
+def _ws_url(srv: Any) -> str:
+    return srv.url.replace("http://", "ws://") + "/v1/responses"
+
+
+def _events(ws: ClientConnection, until: tuple[str, ...] = ("response.completed", "error")
+            ) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    while True:
+        event = json.loads(ws.recv(timeout=10))
+        out.append(event)
+        if event["type"] in until:
+            return out
+
+
+def _create(ws: ClientConnection, **body: Any) -> list[dict[str, Any]]:
+    ws.send(json.dumps({"type": "response.create", "model": "m", "tools": TOOLS, **body}))
+    return _events(ws)
+
+
+def test_the_sdk_plays_a_tool_round_on_one_socket_continuing_without_storage(srv: Any) -> None:
+    """``store: false`` and ``previous_response_id`` with only the tool output: the socket
+    holds its latest response, as the real service does."""
+    client = openai.OpenAI(base_url=srv.url + "/v1", api_key="x")
+    with client.responses.connect() as conn:
+        conn.response.create(model="m", input=WEATHER, tools=TOOLS, store=False)
+        first = next(e for e in conn if e.type == "response.completed").response
+        (call,) = [o for o in first.output if o.type == "function_call"]
+        assert call.name == "get_weather" and json.loads(call.arguments) == {"city": "Paris"}
+        conn.response.create(
+            model="m", previous_response_id=first.id, tools=TOOLS, store=False,
+            input=[{"type": "function_call_output", "call_id": call.call_id, "output": "sun"}])
+        second = next(e for e in conn if e.type == "response.completed").response
+    assert second.output_text == "It is sunny in Paris."
+    model = [e for e in srv.journal if e["path"] == "/v1/responses"]
+    assert [(e["turn"], e["status"], e["websocket"], e["completed"]) for e in model] == [
+        (0, 200, True, True), (1, 200, True, True)]
+    assert model[1]["continued_on_socket"] == first.id
+
+
+def test_websocket_events_are_the_sse_stream_events(srv: Any) -> None:
+    body = {"model": "m", "input": WEATHER, "tools": TOOLS}
+    sse = httpx.post(srv.url + "/v1/responses", json={**body, "stream": True}, timeout=10)
+    over_http = [json.loads(line[6:]) for line in sse.text.splitlines()
+                 if line.startswith("data: ")]
+    with connect(_ws_url(srv)) as ws:
+        over_socket = _create(ws, input=WEATHER)
+
+    def shape(events: list[dict[str, Any]]) -> list[Any]:
+        return [(e["type"], e["sequence_number"], e.get("delta")) for e in events]
+
+    assert shape(over_socket) == shape(over_http)
+    assert over_socket[-1]["response"]["output"] == over_http[-1]["response"]["output"]
+
+
+def test_a_scripted_error_is_an_error_event_and_the_socket_goes_on(srv: Any) -> None:
+    """The shape Codex maps back to an HTTP error: status beside the error, and the
+    headers (retry-after) beside it and, for the SDKs, inside it."""
+    with connect(_ws_url(srv)) as ws:
+        (error,) = _create(ws, input=FLAKY)
+        assert error["type"] == "error" and error["status"] == 429
+        assert error["error"]["code"] == "rate_limit_exceeded"
+        assert error["error"]["message"] == "Rate limit reached for requests."
+        assert error["headers"] == {"retry-after": "0.1"} == error["error"]["headers"]
+        retried = _create(ws, input=FLAKY)  # the retry, on the same socket
+    assert retried[-1]["type"] == "response.completed"
+    assert retried[-1]["response"]["output"][0]["content"][0]["text"] == "Let me check."
+
+
+def test_a_warm_up_answers_no_output_and_the_next_request_continues_from_it(srv: Any) -> None:
+    """Codex warms the socket up with ``generate: false`` and then sends nothing new."""
+    with connect(_ws_url(srv)) as ws:
+        warm = _create(ws, input=WEATHER, generate=False, store=False)
+        assert [e["type"] for e in warm] == ["response.created", "response.completed"]
+        assert warm[-1]["response"]["output"] == []
+        warm_id = warm[-1]["response"]["id"]
+        answer = _create(ws, input=[], previous_response_id=warm_id, store=False)
+    assert answer[-1]["response"]["output"][-1]["name"] == "get_weather"
+    entries = [e for e in srv.journal if e["path"] == "/v1/responses"]
+    assert entries[0]["warmup"] is True and entries[1]["turn"] == 0
+
+
+def test_an_id_the_socket_does_not_hold_gets_the_apis_400(srv: Any) -> None:
+    with connect(_ws_url(srv)) as ws:
+        (error,) = _create(ws, input=[], previous_response_id="resp_nothing", store=False)
+        assert error["status"] == 400 and error["error"]["code"] == "previous_response_not_found"
+        assert _create(ws, input=WEATHER)[-1]["type"] == "response.completed"
+
+
+def test_the_websocket_body_is_the_http_body() -> None:
+    """``type``/``generate`` dropped, ``stream`` on, a held response expanded (pure)."""
+    held = Held("resp_1", ({"role": "user", "content": "hi"},), ({"type": "function_call"},))
+    event = {"type": "response.create", "generate": True, "model": "m",
+             "previous_response_id": "resp_1", "input": [{"type": "function_call_output"}]}
+    assert http_body(event, held) == {
+        "model": "m", "stream": True,
+        "input": [{"role": "user", "content": "hi"}, {"type": "function_call"},
+                  {"type": "function_call_output"}]}
+    other = {**event, "previous_response_id": "resp_2"}
+    assert http_body(other, held)["previous_response_id"] == "resp_2"
+    batches = (Batch(0, b'event: a\ndata: {"type":"a"}\n\nevent: b\ndata: {"type":"b"}\n\n'),
+               Batch(40, b'event: response.completed\ndata: {"type":"response.completed",'
+                         b'"response":{"id":"resp_9","output":[1]}}\n\n'))
+    frames = sse_to_messages(batches)
+    assert [(d.at_ms, len(d.payloads)) for d in frames.batches] == [(0, 2), (40, 1)]
+    assert (frames.response_id, frames.output) == ("resp_9", (1,))
+
+
+# --------------------------------------------------------------------------- hostile clients
+
+
+def test_garbage_gets_error_events_and_the_socket_stays_usable(srv: Any) -> None:
+    with connect(_ws_url(srv)) as ws:
+        for garbage, status in (("{not json", 400), ("[1, 2]", 400),
+                                ('{"type": "session.update"}', 400)):
+            ws.send(garbage)
+            (error,) = _events(ws)
+            assert error["type"] == "error" and error["status"] == status, error
+            assert error["error"]["message"]
+        ws.send(json.dumps({"type": "response.processed", "response_id": "resp_x"}))  # silent
+        assert _create(ws, input=WEATHER)[-1]["type"] == "response.completed"
+
+
+def test_a_binary_frame_gets_an_error_event_and_close_1003(srv: Any) -> None:
+    with connect(_ws_url(srv)) as ws:
+        ws.send(b"\x00\x01binary")
+        (error,) = _events(ws)
+        assert error["status"] == 400 and "binary" in error["error"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1003
+
+
+def test_an_oversized_message_gets_close_1009(serve: Any) -> None:
+    srv = serve(load_scripts([str(SCENARIOS / "weather.yaml")], []), body_limit=64 * 1024)
+    with connect(_ws_url(srv), max_size=None) as ws:
+        ws.send(json.dumps({"type": "response.create", "model": "m", "input": "x" * 100_000}))
+        (error,) = _events(ws)
+        assert error["status"] == 413 and "--body-limit" in error["error"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert httpx.get(srv.url + "/health", timeout=10).status_code == 200
+
+
+def _health(srv: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = httpx.get(srv.url + "/health", timeout=10).json()
+    return answer
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_200_disconnects_mid_answer_leak_nothing(serve: Any, tmp_path: Path) -> None:
+    """Half the clients close cleanly mid-answer, half drop the TCP connection: every
+    answer stops at once (no task waits out the 3 s turn), and the server's tasks and this
+    process's file descriptors come back to where they were."""
+    (tmp_path / "slow.yaml").write_text(SLOW)
+    srv = serve(load_scripts([str(tmp_path / "slow.yaml")], []))
+    with connect(_ws_url(srv)) as ws:  # warm: imports and first-use allocations
+        ws.send(json.dumps({"type": "response.create", "model": "m", "input": "Take your time"}))
+        ws.recv(timeout=10)
+    _wait_idle(srv)
+    tasks, fds = _health(srv)["tasks"], _open_fds()
+    for n in range(200):
+        ws = connect(_ws_url(srv))
+        ws.send(json.dumps({"type": "response.create", "model": "m", "input": "Take your time"}))
+        first = json.loads(ws.recv(timeout=10))
+        assert first["type"] == "response.created"
+        if n % 2:
+            ws.close()
+        else:
+            ws.socket.shutdown(socket.SHUT_RDWR)
+            ws.socket.close()
+    _wait_idle(srv)
+    health = _health(srv)
+    assert health["status"] == "ok" and health["active_streams"] == 0
+    assert health["tasks"] <= tasks
+    assert _open_fds() <= fds
+    entries = [e for e in srv.journal if e["path"] == "/v1/responses"]
+    assert len(entries) == 201 and all(e.get("disconnected") for e in entries[1:])
+
+
+def _wait_idle(srv: Any) -> None:
+    deadline = time.monotonic() + 10
+    while _health(srv)["active_streams"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)  # the closing handshakes' own tasks finish
