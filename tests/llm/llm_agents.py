@@ -54,13 +54,20 @@ def codex(
     model: str = "gpt-5.5",
     resume: bool = False,
     config: Sequence[str] = (),
+    builtin: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """Codex CLI with a custom Responses provider pointing at ``url`` (``resume``: ``codex
     exec resume --last``, the most recent session in ``home``; ``config``: more ``-c``
-    settings, e.g. ``model_reasoning_summary=auto``)."""
+    settings, e.g. ``model_reasoning_summary=auto``). ``builtin``: Codex's own OpenAI
+    provider aimed at ``url`` with ``openai_base_url`` instead (it speaks WebSocket first)."""
     provider = (
         f'model_providers.mock={{name="mock",base_url="{url}/v1",'
         'wire_api="responses",env_key="OPENAI_API_KEY"}'
+    )
+    chosen = (
+        [f'openai_base_url="{url}/v1"']
+        if builtin
+        else ["model_provider=mock", provider]
     )
     argv = [
         str(BIN / "codex"),
@@ -69,12 +76,9 @@ def codex(
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
-        "-c",
-        "model_provider=mock",
+        *[arg for setting in chosen for arg in ("-c", setting)],
         "-c",
         f"model={model}",
-        "-c",
-        provider,
         *[arg for setting in config for arg in ("-c", setting)],
         prompt,
     ]

@@ -16,11 +16,14 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from llm_agents import SCENARIOS as AGENT_SCENARIOS
+from llm_agents import codex, dirs
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from scenarist.llm.answer import Batch
 from scenarist.llm.cli import load_scripts
+from scenarist.llm.process import run_server
 from scenarist.llm.websocket import Held, http_body, sse_to_messages
 
 SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
@@ -238,3 +241,27 @@ def _wait_idle(srv: Any) -> None:
     while _health(srv)["active_streams"] and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.2)  # the closing handshakes' own tasks finish
+
+
+# --------------------------------------------------------------------------- Codex
+
+
+@pytest.mark.real_agent
+def test_codex_builtin_provider_stays_on_the_websocket(tmp_path: Path) -> None:
+    """Codex's own OpenAI provider (``openai_base_url``) opens the socket, warms it up, and
+    plays every turn on it, continuing with ``store: false``; it never falls back to HTTP.
+    Run with ``model=gpt-5.5``: Codex's default model needs code mode (task E1)."""
+    work, home = dirs(tmp_path)
+    with run_server(AGENT_SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
+        result = codex(srv.base_url, "Create the greeting files", work, home, builtin=True)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    assert "Falling back from WebSockets" not in result.stderr + result.stdout
+    assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
+    assert (work / "notes" / "todo.md").read_text() == "# Todo\n- greet\n- wave back\n- smile\n"
+    model = [e for e in journal if e["path"] == "/v1/responses"]
+    assert all(e["websocket"] is True and e["status"] == 200 for e in model), model
+    turns = [e for e in model if not e.get("warmup")]
+    assert [e["turn"] for e in turns] == [0, 1, 2, 3]
+    assert [e["calls"] for e in turns] == [["exec_command"], ["apply_patch"], ["apply_patch"], []]
+    assert all(e.get("continued_on_socket") for e in turns[1:])  # incremental input only
