@@ -6,6 +6,7 @@ messages, 200 disconnects mid-answer) that leave the server up and leak nothing.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -24,7 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 from scenarist.llm.answer import Batch
 from scenarist.llm.cli import load_scripts
 from scenarist.llm.process import run_server
-from scenarist.llm.websocket import Held, http_body, sse_to_messages
+from scenarist.llm.websocket import Held, batch_writer, http_body, sse_to_messages, text_frame
 
 SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
 WEATHER = "What is the weather in Paris?"
@@ -160,6 +161,71 @@ def test_the_websocket_body_is_the_http_body() -> None:
     assert (frames.response_id, frames.output) == ("resp_9", (1,))
 
 
+SETTINGS: dict[str, dict[str, Any]] = {
+    "cli": {},  # filled in the test: scenarist llm's own settings
+    "compressed": {"ws": "websockets-sansio", "ws_per_message_deflate": True},
+    "legacy protocol": {"ws": "websockets"},
+}
+
+
+@pytest.mark.parametrize("settings", [
+    "cli", "compressed",
+    # uvicorn and websockets deprecate the legacy protocol, which is why it is the fallback
+    pytest.param("legacy protocol", marks=[
+        pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+        pytest.mark.filterwarnings("ignore:The .websockets. implementation is deprecated")]),
+])
+def test_a_batch_goes_out_in_one_write_under_the_cli_settings(settings: str) -> None:
+    """``scenarist llm``'s uvicorn settings let a batch of events go out in one write (the
+    frames framed here, no compression); with per-message deflate the batch is framed
+    through the connection's extension; a protocol without a sans-I/O connection gets one
+    ASGI message an event. The client reads the same events every way."""
+    import threading
+
+    import uvicorn
+
+    from scenarist.llm.cli import WEBSOCKET_SETTINGS, bind
+    from scenarist.llm.websocket import Due
+
+    payloads = (b'{"type":"a"}', b'{"type":"b","text":"' + b"x" * 300 + b'"}')
+    batch = Due(0, payloads, b"".join(map(text_frame, payloads)))
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        write = batch_writer(send)
+        await send({"type": "websocket.send", "text": json.dumps({"batched": bool(write)})})
+        if write is not None:
+            write(batch)
+        else:
+            for payload in payloads:
+                await send({"type": "websocket.send", "text": payload.decode()})
+        await receive()
+
+    sock = bind("127.0.0.1", 0)
+    extra = WEBSOCKET_SETTINGS if settings == "cli" else SETTINGS[settings]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", **extra))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.005)
+        with connect(f"ws://127.0.0.1:{sock.getsockname()[1]}/") as ws:
+            batched = settings != "legacy protocol"
+            assert json.loads(ws.recv(timeout=10)) == {"batched": batched}
+            assert [ws.recv(timeout=10) for _ in payloads] == [p.decode() for p in payloads]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_text_frames_are_rfc_6455_server_frames() -> None:
+    assert text_frame(b"hi") == b"\x81\x02hi"
+    assert text_frame(b"x" * 200)[:4] == b"\x81\x7e\x00\xc8"
+    assert text_frame(b"x" * 70_000)[:10] == b"\x81\x7f" + (70_000).to_bytes(8, "big")
+
+
 # --------------------------------------------------------------------------- hostile clients
 
 
@@ -216,6 +282,8 @@ def test_200_disconnects_mid_answer_leak_nothing(serve: Any, tmp_path: Path) -> 
         ws.send(json.dumps({"type": "response.create", "model": "m", "input": "Take your time"}))
         ws.recv(timeout=10)
     _wait_idle(srv)
+    time.sleep(0.2)  # the warm-up socket's closing handshake
+    gc.collect()
     tasks, fds = _health(srv)["tasks"], _open_fds()
     for n in range(200):
         ws = connect(_ws_url(srv))
@@ -227,7 +295,7 @@ def test_200_disconnects_mid_answer_leak_nothing(serve: Any, tmp_path: Path) -> 
         else:
             ws.socket.shutdown(socket.SHUT_RDWR)
             ws.socket.close()
-    _wait_idle(srv)
+    _wait_idle(srv, tasks, fds)
     health = _health(srv)
     assert health["status"] == "ok" and health["active_streams"] == 0
     assert health["tasks"] <= tasks
@@ -236,11 +304,17 @@ def test_200_disconnects_mid_answer_leak_nothing(serve: Any, tmp_path: Path) -> 
     assert len(entries) == 201 and all(e.get("disconnected") for e in entries[1:])
 
 
-def _wait_idle(srv: Any) -> None:
+def _wait_idle(srv: Any, tasks: int = 0, fds: int = 0) -> None:
+    """Until no answer streams and (when given) tasks and descriptors are back to a baseline:
+    closing handshakes and the clients' socket threads finish on their own time (10 s at
+    most; the assertions that follow say what did not come back)."""
     deadline = time.monotonic() + 10
-    while _health(srv)["active_streams"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.2)  # the closing handshakes' own tasks finish
+    while time.monotonic() < deadline:
+        health = _health(srv)
+        if not health["active_streams"] and (not tasks or (
+                health["tasks"] <= tasks and _open_fds() <= fds)):
+            return
+        time.sleep(0.05)
 
 
 # --------------------------------------------------------------------------- Codex
