@@ -141,7 +141,7 @@ def events_per_second(args: argparse.Namespace) -> None:
           f"{', '.join(f'{r:,.0f}' for r in rates['sse'])})")
     print(f"  WebSocket  {ws:12,.0f} events/s   (rounds: "
           f"{', '.join(f'{r:,.0f}' for r in rates['websocket'])})")
-    print(f"  ratio WebSocket/SSE: {ws / sse:.2f}x (target >= 1.0x)")
+    print(f"  ratio={ws / sse:.2f} (WebSocket/SSE events/s; target >= 1.0)")
 
 
 def codex_session(url: str, builtin: bool, work: Path, home: Path) -> float:
@@ -192,7 +192,7 @@ def codex_compare(args: argparse.Namespace) -> None:
           f"({', '.join(f'{t:.2f}' for t in times['websocket'])})")
     print(f"  HTTP (custom provider)       {http:6.2f} s   "
           f"({', '.join(f'{t:.2f}' for t in times['http'])})")
-    print(f"  ratio HTTP/WebSocket: {http / ws:.2f}x")
+    print(f"  ratio={http / ws:.2f} (HTTP/WebSocket wall time; above 1: the socket is faster)")
 
 
 def main() -> None:
