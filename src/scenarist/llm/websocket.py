@@ -45,7 +45,7 @@ SOCKET_ONLY = ("type", "generate", "stream_id")
 #: client events that ask for no answer (Codex acknowledges each response it processed)
 SILENT = frozenset({"response.processed"})
 INBOX = 8  # client messages read ahead while an answer streams (then the socket waits)
-FRAMES_MEMO = 256  # streams whose frames are kept split (repeated answers are memoised)
+FRAMES_MEMO = 256  # streams kept split and framed (as answers are memoised; not with --no-memo)
 CLOSE_UNSUPPORTED = 1003  # a binary frame: this API speaks JSON text
 CLOSE_TOO_BIG = 1009
 
@@ -304,7 +304,8 @@ class _Socket:
             self.owner.settle_rejected(entry, result)
             await self.send({"type": "websocket.send", "text": error_event(result).decode()})
             return
-        frames = _frames(result.encoded.batches)
+        batches = result.encoded.batches
+        frames = _frames(batches) if self.owner.options.memoize else sse_to_messages(batches)
         schedule = Schedule(self.owner.options.clock, speed=self.owner.options.speed)
         await self.stream(frames, schedule, entry)
         if entry.get("completed") and frames.response_id is not None:
