@@ -251,10 +251,12 @@ def test_a_binary_frame_gets_an_error_event_and_close_1003(srv: Any) -> None:
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1003
 
 
-def test_an_oversized_message_gets_close_1009(serve: Any) -> None:
+@pytest.mark.parametrize("text", ["x" * 100_000, "é" * 40_000])  # 40,000 characters, 80 kB
+def test_an_oversized_message_gets_close_1009(serve: Any, text: str) -> None:
     srv = serve(load_scripts([str(SCENARIOS / "weather.yaml")], []), body_limit=64 * 1024)
     with connect(_ws_url(srv), max_size=None) as ws:
-        ws.send(json.dumps({"type": "response.create", "model": "m", "input": "x" * 100_000}))
+        ws.send(json.dumps({"type": "response.create", "model": "m", "input": text},
+                           ensure_ascii=False))
         (error,) = _events(ws)
         assert error["status"] == 413 and "--body-limit" in error["error"]["message"]
         with pytest.raises(ConnectionClosed) as closed:

@@ -249,12 +249,13 @@ class _Socket:
                                    "JSON text frame", close=CLOSE_UNSUPPORTED)
             return False
         limit = self.owner.options.body_limit
-        if len(text) > limit:  # characters ≤ bytes: a cheap first look
-            raw = text.encode()
-            if len(raw) > limit:
-                await self.refuse(413, f"message of {len(raw)} bytes is over the limit of "
-                                       f"{limit} bytes (--body-limit)", close=CLOSE_TOO_BIG)
-                return False
+        size = len(text)
+        if size <= limit < size * 4:  # UTF-8 takes 1 to 4 bytes a character: count them
+            size = len(text.encode())
+        if size > limit:
+            await self.refuse(413, f"message of over {limit} bytes is over the limit "
+                                   "(--body-limit)", close=CLOSE_TOO_BIG)
+            return False
         try:
             event = orjson.loads(text)
         except ValueError as exc:
