@@ -329,7 +329,8 @@ def test_codex_builtin_provider_stays_on_the_websocket(tmp_path: Path) -> None:
     Run with ``model=gpt-5.5``: Codex's default model needs code mode (task E1)."""
     work, home = dirs(tmp_path)
     with run_server(AGENT_SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
-        result = codex(srv.base_url, "Create the greeting files", work, home, builtin=True)
+        result = codex(srv.base_url, "Create the greeting files", work, home,
+                       provider="builtin")
         journal = srv.journal()
     assert result.returncode == 0, result.stderr
     assert "Falling back from WebSockets" not in result.stderr + result.stdout
