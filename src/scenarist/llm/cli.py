@@ -209,6 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve(scripts, sock, args)
 
 
+#: uvicorn's WebSocket settings for the Responses WebSocket (see scenarist.llm.websocket):
+#: the sans-I/O protocol, whose connection lets a batch of events go out in one write, and
+#: no per-message compression (every small event compressed costs more than it saves here)
+WEBSOCKET_SETTINGS: dict[str, Any] = {"ws": "websockets-sansio", "ws_per_message_deflate": False}
+
+
 def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -235,6 +241,8 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         http=_best("httptools", "h11"),
         timeout_graceful_shutdown=2,
         proxy_headers=False,
+        ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
+        **WEBSOCKET_SETTINGS,
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
