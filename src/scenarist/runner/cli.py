@@ -196,7 +196,7 @@ def _body(parser: Parser, args: argparse.Namespace) -> int:
                          agent_bin=args.agent_bin, settle_ms=args.settle_ms,
                          wait_timeout_s=args.wait_timeout, exit_timeout_s=args.exit_timeout,
                          typing_ms=args.typing_ms)
-    console = Console(stderr=False, highlight=False)
+    console = Console(stderr=False, highlight=False, soft_wrap=True)
 
     def show(result: RunResult) -> None:
         if args.format == "jsonl":

@@ -91,13 +91,14 @@ def failure_text(result: RunResult) -> str:
     and the screen at each failed step, then the last screen."""
     details = result.failure_details()
     parts = ["\n".join(f.line for f in details)]
-    shown: set[int] = set()
+    last = result.final_screen
+    shown = {last.lines} if last is not None else set()
     for failure in details:
         if failure.diff:
             parts.append(f"--- golden diff: {failure.line}\n{failure.diff.rstrip()}")
         screen = failure.screen
-        if screen is not None and screen is not result.final_screen and id(screen) not in shown:
-            shown.add(id(screen))
+        if screen is not None and screen.lines not in shown:  # each distinct screen once
+            shown.add(screen.lines)
             parts.append(f"--- the screen at: {failure.line}\n{screen_text(screen)}")
     if result.final_screen is not None:
         parts.append(f"--- the last screen ({result.final_screen.width}x"

@@ -212,26 +212,32 @@ def scenario_paths(parser: Parser, paths: Sequence[str]) -> list[Path]:
 
 # -- files named by options -----------------------------------------------------------------
 
-def _nearest_existing(path: Path) -> Path:
-    for parent in (path, *path.parents):
-        if parent.exists():
-            return parent
-    return Path(".")
-
-
 def output_problem(path: Path, *, folder: bool = False) -> str | None:
-    """Why ``path`` cannot be written (or, with ``folder``, made a folder to write in), or
-    None. Checked before a run, so a report is never lost at the end of a long one."""
-    if path.is_dir() and not folder:
+    """Why ``path`` cannot be written (with ``folder``: made a folder to write in), or None.
+
+    Probed for real before a run, not guessed from permission bits (which say yes to root):
+    the folders are made and the file is opened for appending (created empty if new), so a
+    report is never lost at the end of a long run."""
+    if folder:
+        if path.exists() and not path.is_dir():
+            return f"{path} is a file; name a folder"
+        target = path
+    elif path.is_dir():
         return f"{path} is a folder; name a file"
-    if path.exists() and folder and not path.is_dir():
-        return f"{path} is a file; name a folder"
-    existing = _nearest_existing(path if folder else path.parent)
-    if not existing.is_dir():
-        return f"{existing} is a file, so {path} cannot be created under it"
-    probe = path if path.exists() else existing
-    if not os.access(probe, os.W_OK) or (probe.is_dir() and not os.access(probe, os.X_OK)):
-        return f"{probe}: permission denied; choose a writable place"
+    else:
+        target = path.parent
+    blocker = next((p for p in (target, *target.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        return f"{blocker} is a file, so nothing can be made under it"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        if not folder:
+            with path.open("a", encoding="utf-8"):
+                pass
+        elif not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        return f"cannot {'create' if folder else 'write'} it: {exc.strerror or exc}"
     return None
 
 
