@@ -168,10 +168,10 @@ def _test(parser: Parser, args: Any) -> int:
     command = shlex.split(args.agent)
     if not command:
         parser.error("--agent is empty")
+    scenarios = _scenarios(parser, args)
     transcript = output_file(parser, "--transcript", args.transcript)
     junit = output_file(parser, "--junit", args.junit)
     cwd = output_dir(parser, "--cwd", args.cwd)
-    scenarios = _scenarios(parser, args)
     options = AcpTestOptions(command=tuple(command), cwd=cwd, speed=speed, timeout=args.timeout)
     reports = _play_all(scenarios, options, args.format)
     if transcript is not None:

@@ -182,14 +182,14 @@ def _body(parser: Parser, args: argparse.Namespace) -> int:
     )
 
     _check(parser, args)
+    defines = define_symbols(parser, args)
+    paths = scenario_paths(parser, [*args.scenarios, *args.more])
+    paths = _tagged(parser, paths, args.tags, defines)
     outputs = [(flag, output_file(parser, flag, value), text)
                for flag, value, text in (("--junit", args.junit, junit_xml),
                                          ("--html", args.html, html_report))]
     target = output_dir(parser, "--target", args.target)
     assert target is not None
-    defines = define_symbols(parser, args)
-    paths = scenario_paths(parser, [*args.scenarios, *args.more])
-    paths = _tagged(parser, paths, args.tags, defines)
     options = RunOptions(runner=args.runner, target=target,
                          update_golden=args.update_golden, defines=defines,
                          speed=clamp_speed(args.speed), agent=args.agent,
