@@ -143,3 +143,10 @@ def test_denied_place_is_really_refused() -> None:
     """The table's {denied} path must be unwritable even here, or its cases prove nothing."""
     with pytest.raises(OSError):
         Path("/sys/scenarist-cannot-write-here").write_text("x")
+
+
+def test_the_model_server_loads_only_the_tagged_scenarios() -> None:
+    from scenarist.llm.cli import load_scripts
+
+    scripts = load_scripts([str(EXAMPLES)], [], tags=["errors", "rules"])
+    assert sorted(s.name for s in scripts) == ["rate-limit-retry", "rules-and-defines"]
