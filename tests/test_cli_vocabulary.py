@@ -56,11 +56,13 @@ def places(tmp_path: Path) -> dict[str, str]:
     a_file.write_text("not a folder\n")
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\ntimeline: 3\n")
+    keys = tmp_path / "keys.yaml"
+    keys.write_text("name: keys\nah: {cmd: cat}\ntimeline:\n  - userInputs: [[0, 'x<Ctrl+Nope>']]\n")
     denied = Path("/sys/scenarist-cannot-write-here")  # refused even to root
     return {"missing": str(tmp_path / "missing.yaml"), "folder": str(folder),
             "file": str(a_file), "under_file": str(a_file / "x" / "out.xml"),
             "denied": str(denied), "good": str(GOOD), "acp": str(ACP), "bad": str(bad),
-            "examples": str(EXAMPLES)}
+            "examples": str(EXAMPLES), "keys": str(keys)}
 
 
 AGENT = "sh -c 'exit 3'"
@@ -78,6 +80,8 @@ CASES: list[tuple[list[str], str]] = [
     (["schema", "-o", "{denied}/s.json"], "cannot write it"),
     (["run", "{missing}"], "no such file or folder"),
     (["run"], "name at least one scenario"),
+    (["run", "{good}", "{bad}"], "1 of 2 scenario(s) do not load"),
+    (["run", "{keys}"], "keys.yaml:4:22: error: <Ctrl+Nope> is not a key name"),
     (["run", "{good}", "--junit", "{folder}"], "is a folder; name a file"),
     (["run", "{good}", "--html", "{under_file}"], "is a file, so nothing can be made under it"),
     (["run", "{good}", "--junit", "{denied}/j.xml"], "cannot write it"),

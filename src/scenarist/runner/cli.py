@@ -145,29 +145,28 @@ def _check(parser: Parser, args: argparse.Namespace) -> None:
     checked_speed(parser, args)
 
 
-def _tagged(parser: Parser, paths: list[Path], tags: Sequence[str],
-            defines: dict[str, bool | int | str]) -> list[Path]:
-    """The files whose scenario carries one of ``tags``; a file that does not load is kept,
-    so its error is reported as without ``--tag``."""
-    from dataclasses import dataclass
-
+def _playable(parser: Parser, paths: list[Path], tags: Sequence[str],
+              defines: dict[str, bool | int | str]) -> list[Path]:
+    """The files to play: each must load (else its issues, then exit 2, before anything
+    runs: a broken input is not a failed test), and carry one of ``tags`` when given."""
     from scenarist.scenario import ScenarioError, load_scenario
 
-    @dataclass(frozen=True, slots=True)
-    class Tagged:
-        path: Path
-        tags: tuple[str, ...]
-
-    found = []
+    loaded, broken = [], 0
     for path in paths:
         try:
-            found.append(Tagged(path, load_scenario(path, defines=defines).tags))
-        except (ScenarioError, OSError):
-            found.append(Tagged(path, tuple(tags)))
+            loaded.append(load_scenario(path, defines=defines))
+        except ScenarioError as exc:
+            broken += 1
+            for issue in exc.issues:
+                print(issue, file=sys.stderr)
+    if broken:
+        parser.error(f"{broken} of {len(paths)} scenario(s) do not load (issues above); fix "
+                     "them ('scenarist validate' shows the same) or leave them out")
     try:
-        return [t.path for t in select_tags(found, tags)]
+        kept = {id(s) for s in select_tags(loaded, tags)}
     except ValueError as exc:
         parser.error(str(exc))
+    return [path for path, scenario in zip(paths, loaded, strict=True) if id(scenario) in kept]
 
 
 def _body(parser: Parser, args: argparse.Namespace) -> int:
@@ -184,7 +183,7 @@ def _body(parser: Parser, args: argparse.Namespace) -> int:
     _check(parser, args)
     defines = define_symbols(parser, args)
     paths = scenario_paths(parser, [*args.scenarios, *args.more])
-    paths = _tagged(parser, paths, args.tags, defines)
+    paths = _playable(parser, paths, args.tags, defines)
     outputs = [(flag, output_file(parser, flag, value), text)
                for flag, value, text in (("--junit", args.junit, junit_xml),
                                          ("--html", args.html, html_report))]
