@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["APPLICATION_KEYS", "KEYS", "KEY_TOKEN", "KeyError_", "key_bytes", "key_problem",
            "key_tokens"]
 
@@ -49,8 +51,9 @@ KEY_TOKEN = re.compile(r"<([^<>\s]+)>")
 _MODIFIER = re.compile(r"^(ctrl|control|c|alt|meta|m|option|opt|shift|s)[+-](.+)$", re.I)
 
 
-class KeyError_(ValueError):
-    """A ``<...>`` token looked like a key with modifiers but names no key we can send."""
+class KeyError_(ScenaristError, ValueError):
+    """A ``<...>`` token applies a modifier to a key that has no such sequence (``<ctrl-1>``);
+    the loader reports it, located, through :func:`key_problem`."""
 
 
 def _ctrl(char: str) -> str:
