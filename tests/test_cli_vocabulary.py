@@ -101,6 +101,7 @@ CASES: list[tuple[list[str], str]] = [
     (["acp-test", "--agent", AGENT, "--scenario", "{examples}", "--tag", "nope"],
      "no scenario is tagged 'nope'"),
     (["acp", "--scenario", "{missing}"], "no such file or folder"),
+    (["acp", "--scenario", "{examples}", "--tag", "nope"], "no scenario is tagged 'nope'"),
     (["agent", "--scenario", "{missing}", "--workspace", "{folder}"], "no such file or folder"),
     (["agent", "--scenario", "{good}", "--workspace", "{file}"], "--workspace"),
     (["agent", "--scenario", "{examples}", "--workspace", "{folder}", "--tag", "nope"],
@@ -154,3 +155,10 @@ def test_the_model_server_loads_only_the_tagged_scenarios() -> None:
 
     scripts = load_scripts([str(EXAMPLES)], [], tags=["errors", "rules"])
     assert sorted(s.name for s in scripts) == ["rate-limit-retry", "rules-and-defines"]
+
+
+def test_select_chooses_among_the_tagged_scenarios_only(tmp_path: Path) -> None:
+    done = scenarist("select", "-s", str(EXAMPLES), "--tag", "rules", "--format", "json",
+                     "Hello", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert '"name": "rules-and-defines"' in done.stdout
