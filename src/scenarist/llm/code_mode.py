@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeGuard
 
 EXEC = "exec"  # the freeform tool that runs a cell
 WAIT = "wait"  # the function that resumes a yielded cell
+BACKGROUND_YIELD_MS = 1000  # a command run in the background: its cell yields after this
 DECLARATION = "declare const tools: {"
 
 # one nested tool: `NAME(input: string)`, `NAME(args: {})` or `NAME(args: {` ... `\n}): ...`
@@ -97,14 +98,16 @@ def _json_type(ts: str) -> str:
     return ""
 
 
-def cell_source(name: str, argument: str, freeform: bool) -> str:
+def cell_source(name: str, argument: str, freeform: bool, yield_ms: int | None = None) -> str:
     """The ``exec`` input that calls the nested tool ``name`` once and shows what it
     returns: ``argument`` is the call's JSON arguments (an object literal in JavaScript as
     it is), or the raw input of a freeform tool, spelled as a JSON string literal (valid
-    JavaScript, escaped as ``JSON.stringify`` would)."""
+    JavaScript, escaped as ``JSON.stringify`` would). ``yield_ms``: the cell yields after
+    that long if still running (the ``// @exec:`` pragma), to be waited on."""
     value = json.dumps(argument, ensure_ascii=False) if freeform else argument
     target = f"tools.{name}" if _IDENTIFIER_RE.fullmatch(name) else f"tools[{json.dumps(name)}]"
-    return f"text(await {target}({value}));\n"
+    pragma = f'// @exec: {{"yield_time_ms": {yield_ms}}}\n' if yield_ms is not None else ""
+    return f"{pragma}text(await {target}({value}));\n"
 
 
 def output_text(output: Any) -> str:

@@ -38,9 +38,9 @@ from typing import Any, Literal, NamedTuple
 
 from scenarist.errors import ScenaristError
 from scenarist.llm.aider import file_listing, search_replace, shell_block
-from scenarist.llm.code_mode import cell_source
+from scenarist.llm.code_mode import BACKGROUND_YIELD_MS, cell_source
 from scenarist.llm.conversation import Profile, ToolDecl, code_cell
-from scenarist.llm.script import Action, EditAction
+from scenarist.llm.script import Action, EditAction, ToolAction
 from scenarist.llm.tool_choice import AUTO, ToolChoice
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
 from scenarist.scenario.tools import (
@@ -373,11 +373,19 @@ def _codex(tool: Tool, ctx: Context) -> Call:
 def _code_cell(action: Action, cell: ToolDecl, ctx: Context) -> Call:
     """Codex's code mode: ``action`` as the nested call Codex's vocabulary makes of it
     among the tools ``exec`` declares (fitted among them when it names none), run as one
-    ``exec`` cell."""
+    ``exec`` cell. A command run in the background (``runCmd.run_in_background``) gets a
+    cell that yields while it runs, which the model then waits on (:mod:`~.answer`)."""
     nested = ctx._replace(tools=frozenset(t.name for t in cell.nested), decls=cell.nested)
-    call = render_action(action, nested)
-    return Call(cell.name, cell_source(call.name, call.arguments, call.kind == "custom"),
-                "custom")
+    try:
+        call = render_action(action, nested)
+    except FitError as exc:
+        raise FitError(f"{exc} (the nested tools of Codex's code-mode `{cell.name}` tool)"
+                       ) from None
+    background = (isinstance(action, ToolAction) and isinstance(action.call, RunCmd)
+                  and action.call.run_in_background)
+    source = cell_source(call.name, call.arguments, call.kind == "custom",
+                         BACKGROUND_YIELD_MS if background else None)
+    return Call(cell.name, source, "custom")
 
 
 def edited(tool: EditFile, before: str | None) -> str:
