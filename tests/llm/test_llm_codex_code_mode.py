@@ -147,6 +147,32 @@ def test_over_http_commands_run_in_cells_and_running_cells_are_waited_on(tmp_pat
     assert "assertions" not in journal[1] and journal[3]["assertions"][0]["outcome"] == "ok"
 
 
+def test_a_continued_conversation_waits_on_its_cell_then_moves_on(tmp_path: Path) -> None:
+    """With ``previous_response_id`` (only the new items sent): the cell's output alone says
+    it still runs; the wait's answer continues where the cell's answer stood."""
+    env = f"<environment_context><cwd>{tmp_path}</cwd></environment_context>"
+    with run_server(SCENARIOS / "background_command.yaml", "--scenario-speed", "0.01",
+                    workspace=tmp_path) as srv:  # a continued request reports no cwd
+        client = openai.OpenAI(base_url=f"{srv.base_url}/v1", api_key="x")
+        first = client.responses.create(
+            model="m", input=[TOOLS_ITEM, _user(env), _user("Run the slow build")])
+        cell = first.output[-1]
+        assert cell.type == "custom_tool_call"
+        wait = client.responses.create(model="m", previous_response_id=first.id, input=[{
+            "type": "custom_tool_call_output", "call_id": cell.call_id,
+            "output": [{"type": "input_text", "text": "Script running with cell ID 3\n"}]}])
+        call = wait.output[-1]
+        assert call.type == "function_call" and json.loads(call.arguments) == {"cell_id": "3"}
+        (tmp_path / "build.log").write_text("built\n")
+        last = client.responses.create(model="m", previous_response_id=wait.id, input=[
+            TOOLS_ITEM, {"type": "function_call_output", "call_id": call.call_id,
+                         "output": "Script completed\n"}])
+        journal = srv.journal()
+    assert last.output_text == "The build finished."
+    assert [(e["turn"], e["calls"]) for e in journal] == [(0, ["exec"]), (1, ["wait"]),
+                                                          (1, [])]
+
+
 def test_an_action_no_nested_tool_carries_is_refused(tmp_path: Path) -> None:
     scenario = tmp_path / "s.yaml"
     scenario.write_text(

@@ -374,7 +374,9 @@ class Answerer:
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
-            if conv.running_cell is not None and WAIT in conv.tool_names:
+            # a cell still running is waited on (a continued request may not declare again
+            # the code-mode tools its conversation declared)
+            if conv.running_cell is not None and (WAIT in conv.tool_names or previous):
                 return self.wait(request, conv, previous or cell_ref(script, position, ref),
                                  notes)
             side = is_side_request(conv, profile, turn)

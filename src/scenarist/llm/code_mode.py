@@ -122,6 +122,9 @@ def output_text(output: Any) -> str:
 
 
 def running_cell(output: Any) -> str | None:
-    """The cell id when a cell's output says it yielded while still running."""
-    m = _RUNNING_RE.match(output_text(output))
+    """The cell id when a cell's output says it yielded while still running (its first
+    line; any other tool's output starts otherwise)."""
+    if isinstance(output, list):  # the state is the first part
+        output = next((p.get("text") for p in output if isinstance(p, dict)), None)
+    m = _RUNNING_RE.match(output) if isinstance(output, str) else None
     return m.group(1) if m else None

@@ -423,7 +423,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     texts: list[str] = []
     calls = results = turns = waits = 0
     in_turn = False
-    cells: set[Any] = set()  # call ids of code-mode exec cells and waits
+    waited: set[Any] = set()  # call ids of code-mode ``wait`` calls
     running: str | None = None
     instructions = body.get("instructions")
     if isinstance(instructions, str):
@@ -440,19 +440,18 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             raise RequestError(f"{where}.type: expected a string, got {json_kind(kind)}",
                                param=f"{where}.type")
         name = item.get("name")
-        if kind in ("custom_tool_call_output", "function_call_output") and (
-                item.get("call_id") in cells):
-            running = running_cell(item.get("output"))  # code mode: a cell's state
+        # code mode: an exec cell's or a wait's output says whether the cell still runs (read
+        # from the output alone: a continued conversation carries no call before it)
+        if kind in ("custom_tool_call_output", "function_call_output"):
+            running = running_cell(item.get("output"))
         elif kind in _MOVES_ON:  # the conversation went on after it
             running = None
-        if kind == "function_call" and name == WAIT:  # code mode: resumes a cell, no new call
-            cells.add(item.get("call_id"))
+        if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
+            waited.add(item.get("call_id"))
             waits += 1
             continue
-        if kind == "function_call_output" and item.get("call_id") in cells:
+        if kind == "function_call_output" and item.get("call_id") in waited:
             continue
-        if kind == "custom_tool_call" and name == EXEC:
-            cells.add(item.get("call_id"))
         if kind == "message":
             role = _str(_required_in(item, "role", where), f"{where}.role")
             parts = _text_parts(
