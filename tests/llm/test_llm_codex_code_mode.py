@@ -46,6 +46,16 @@ def test_the_nested_tools_are_read_from_execs_typescript() -> None:
     assert "exec" not in tools and "wait" not in tools  # the outer tools are not nested
 
 
+def test_hostile_declarations_are_read_in_one_pass() -> None:
+    """Bodies that never close, or that hold other declarations, are each read once: 20,000
+    headers in 1 MB parse in one pass (quadratically they would take minutes)."""
+    header = "declare const tools: { t(args: {\n  a: string;\n"
+    unclosed = nested_tools(header * 20_000)
+    assert [t.name for t in unclosed] == ["t"]  # the first body never closes: nothing after
+    nested = nested_tools(header * 20_000 + "\n}): Promise<unknown>; };" + header)
+    assert [(t.name, t.params) for t in nested] == [("t", (("a", "string"),)), ("t", ())]
+
+
 def test_a_code_mode_request_is_read_as_codex_with_its_cell_state() -> None:
     history = [
         TOOLS_ITEM,

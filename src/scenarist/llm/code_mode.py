@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeGuard
 
 EXEC = "exec"  # the freeform tool that runs a cell
 WAIT = "wait"  # the function that resumes a yielded cell
+CACHED_DESCRIPTION = 256 * 1024  # longer descriptions are not kept by the parse cache
 BACKGROUND_YIELD_MS = 1000  # a command run in the background: its cell yields after this
 DECLARATION = "declare const tools: {"
 
@@ -45,22 +46,38 @@ def is_code_mode(description: Any) -> TypeGuard[str]:
     return isinstance(description, str) and DECLARATION in description
 
 
-@functools.lru_cache(maxsize=16)
 def nested_tools(description: str) -> tuple[Nested, ...]:
-    """The nested tools ``exec``'s description declares, in its order. Cached: Codex sends
-    the same 24 KB description with every request of a session."""
+    """The nested tools ``exec``'s description declares, in its order. Cached for
+    descriptions of a real size: Codex sends the same 24 KB with every request of a
+    session (a hostile one is parsed each time, not kept)."""
+    if len(description) > CACHED_DESCRIPTION:
+        return _declarations(description)
+    return _cached_declarations(description)
+
+
+def _declarations(description: str) -> tuple[Nested, ...]:
+    """Linear in the description: each declaration's body is read once, and the search for
+    the next one goes on after it (a body that never closes ends the list)."""
     out: list[Nested] = []
-    for m in _DECL_RE.finditer(description):
+    pos = 0
+    while (m := _DECL_RE.search(description, pos)) is not None:
         name, shape = m.group(1), m.group(3)
+        pos = m.end()
         if shape == "string":
             out.append(Nested(name, True))
         elif shape == "{}":
             out.append(Nested(name, False))
         else:
-            end = description.find("\n}):", m.end())
-            block = description[m.end(): end if end != -1 else len(description)]
-            out.append(Nested(name, False, *_params(block)))
+            end = description.find("\n}):", pos)
+            if end == -1:
+                out.append(Nested(name, False))
+                break
+            out.append(Nested(name, False, *_params(description[pos:end])))
+            pos = end
     return tuple(out)
+
+
+_cached_declarations = functools.lru_cache(maxsize=16)(_declarations)
 
 
 def _params(block: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
