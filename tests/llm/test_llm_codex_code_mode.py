@@ -19,7 +19,13 @@ import openai
 import pytest
 from llm_agents import SCENARIOS, claude, codex, dirs, jsonl
 
-from scenarist.llm.code_mode import cell_source, nested_tools, output_text, running_cell
+from scenarist.llm.code_mode import (
+    cell_error,
+    cell_source,
+    nested_tools,
+    output_text,
+    running_cell,
+)
 from scenarist.llm.conversation import read_request
 from scenarist.llm.process import run_server
 
@@ -75,6 +81,10 @@ def test_a_code_mode_request_is_read_as_codex_with_its_cell_state() -> None:
     done = {"type": "function_call_output", "call_id": "c2", "output": "Script completed\n"}
     assert read_request("responses", {"model": "m", "input": [*history[:-1], done]}
                         ).running_cell is None
+    failed = {"type": "function_call_output", "call_id": "c2",
+              "output": "Script failed\nWall time 0.1 seconds\nOutput:\nScript error:\nboom"}
+    conv = read_request("responses", {"model": "m", "input": [*history[:-1], failed]})
+    assert (conv.running_cell, conv.cell_error) == (None, "boom")
 
 
 TRICKY = [
@@ -111,11 +121,16 @@ def test_cell_sources_are_javascript_that_passes_arguments_exactly(tmp_path: Pat
     assert cells[-1].startswith('// @exec: {"yield_time_ms": 1000}\n')
 
 
-def test_output_text_reads_both_output_shapes() -> None:
-    parts = [{"type": "input_text", "text": "Script failed"}, {"type": "input_text", "text": "x"}]
-    assert output_text(parts) == "Script failed\nx"
+def test_a_cells_state_is_read_from_its_output() -> None:
+    parts = [{"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+             {"type": "input_text", "text": "Script error:\nTypeError: tools.nope is not a "
+                                            "function\n    at exec_main.mjs:1:13"}]
+    assert output_text(parts).startswith("Script failed\nWall time")
+    assert cell_error(parts) == "TypeError: tools.nope is not a function\n    at exec_main.mjs:1:13"
+    assert cell_error("Script completed\nScript error:\nnot one") is None
     assert running_cell("Script running with cell ID 12\nWall time") == "12"
     assert running_cell(parts) is None and running_cell(None) is None
+    assert running_cell([{"type": "input_text", "text": "Script running with cell ID 2"}]) == "2"
 
 
 def _user(text: str) -> dict[str, Any]:
@@ -208,8 +223,10 @@ CODEX_RUNS = [
 
 
 def _model_entries(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The model turns served, each streamed; no exec cell of ours failed in Codex."""
     entries = [e for e in journal if e["path"] == "/v1/responses" and "calls" in e]
     assert all(e["status"] == 200 and e["stream"] is True for e in entries), entries
+    assert not [e["cell_error"] for e in entries if "cell_error" in e]
     return entries
 
 

@@ -551,6 +551,8 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
+    if conv.cell_error is not None:  # Codex code mode: the last cell's script failed
+        notes["cell_error"] = conv.cell_error
     return conv
 
 

@@ -28,6 +28,9 @@ DECLARATION = "declare const tools: {"
 _DECL_RE = re.compile(r"declare const tools: \{ ([A-Za-z_$][\w$]*)\((\w+): (string|\{\}|\{)")
 _PARAM_RE = re.compile(r"([A-Za-z_$][\w$]*)(\?)?:\s*(.*?);?$")
 _RUNNING_RE = re.compile(r"Script running with cell ID (\S+)")
+_FAILED = "Script failed"
+_ERROR_MARK = "Script error:\n"
+ERROR_CHARS = 1000  # a failed cell's error, as far as the journal keeps it
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -138,10 +141,31 @@ def output_text(output: Any) -> str:
     return ""
 
 
+def cell_error(output: Any) -> str | None:
+    """The script error when a cell's output says it failed (clipped)."""
+    text = output_text(output)[: 64 * 1024] if _failed(output) else ""
+    if not text:
+        return None
+    start = text.find(_ERROR_MARK)
+    error = text[start + len(_ERROR_MARK):] if start != -1 else text
+    return error.strip()[:ERROR_CHARS]
+
+
+def _failed(output: Any) -> bool:
+    first = _first_text(output)
+    return first is not None and first.startswith(_FAILED)
+
+
+def _first_text(output: Any) -> str | None:
+    """A tool output's first text: the string, or its first part's text."""
+    if isinstance(output, list):
+        output = next((p.get("text") for p in output if isinstance(p, dict)), None)
+    return output if isinstance(output, str) else None
+
+
 def running_cell(output: Any) -> str | None:
     """The cell id when a cell's output says it yielded while still running (its first
     line; any other tool's output starts otherwise)."""
-    if isinstance(output, list):  # the state is the first part
-        output = next((p.get("text") for p in output if isinstance(p, dict)), None)
-    m = _RUNNING_RE.match(output) if isinstance(output, str) else None
+    first = _first_text(output)
+    m = _RUNNING_RE.match(first) if first is not None else None
     return m.group(1) if m else None

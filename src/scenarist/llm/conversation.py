@@ -25,7 +25,14 @@ from typing import Any, Literal, NamedTuple
 
 from scenarist.json_kind import json_kind
 from scenarist.llm.aider import edit_format
-from scenarist.llm.code_mode import EXEC, WAIT, is_code_mode, nested_tools, running_cell
+from scenarist.llm.code_mode import (
+    EXEC,
+    WAIT,
+    cell_error,
+    is_code_mode,
+    nested_tools,
+    running_cell,
+)
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, ToolChoice
@@ -75,6 +82,7 @@ class Conversation(NamedTuple):
     client: str | None = None  # a client recognised by its instructions (client_hint)
     choice: ToolChoice = AUTO  # tool_choice (set by the answer step that reads the request)
     running_cell: str | None = None  # code mode: the cell the last output says still runs
+    cell_error: str | None = None  # code mode: the script error of the last cell, if it failed
     waits: int = 0  # code mode: ``wait`` calls in the history (not the scenario's calls)
 
     @property
@@ -425,6 +433,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     in_turn = False
     waited: set[Any] = set()  # call ids of code-mode ``wait`` calls
     running: str | None = None
+    failed: str | None = None
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         texts.append(instructions)
@@ -444,8 +453,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         # from the output alone: a continued conversation carries no call before it)
         if kind in ("custom_tool_call_output", "function_call_output"):
             running = running_cell(item.get("output"))
+            failed = cell_error(item.get("output"))
         elif kind in _MOVES_ON:  # the conversation went on after it
-            running = None
+            running = failed = None
         if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
             waited.add(item.get("call_id"))
             waits += 1
@@ -513,6 +523,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         extra={"store": body.get("store"), "reasoning": body.get("reasoning"),
                "include": body.get("include")},
         running_cell=running,
+        cell_error=failed,
         waits=waits,
     )
 
