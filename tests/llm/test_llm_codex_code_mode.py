@@ -13,7 +13,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import openai
 import pytest
@@ -215,6 +215,7 @@ def test_an_action_no_nested_tool_carries_is_refused(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- real Codex CLI
 
+Provider = Literal["custom", "builtin"]
 CODEX_RUNS = [
     pytest.param("custom", None, id="custom-provider-default-model"),
     pytest.param("builtin", None, id="openai_base_url-default-model"),
@@ -222,11 +223,16 @@ CODEX_RUNS = [
 ]
 
 
-def _model_entries(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The model turns served, each streamed; no exec cell of ours failed in Codex."""
+def _model_entries(journal: list[dict[str, Any]], result: Any, provider: str
+                   ) -> list[dict[str, Any]]:
+    """The model turns served, each streamed (the built-in provider's on its WebSocket,
+    without falling back to HTTP); no exec cell of ours failed in Codex."""
     entries = [e for e in journal if e["path"] == "/v1/responses" and "calls" in e]
     assert all(e["status"] == 200 and e["stream"] is True for e in entries), entries
     assert not [e["cell_error"] for e in entries if "cell_error" in e]
+    if provider == "builtin":
+        assert all(e.get("websocket") for e in entries), entries
+        assert "Falling back from WebSockets" not in result.stderr
     return entries
 
 
@@ -238,13 +244,13 @@ def _commands(stdout: str) -> list[tuple[str, str]]:
 
 @pytest.mark.real_agent
 @pytest.mark.parametrize(("provider", "model"), CODEX_RUNS)
-def test_codex_writes_edits_and_runs_a_command(tmp_path: Path, provider: str,
+def test_codex_writes_edits_and_runs_a_command(tmp_path: Path, provider: Provider,
                                                model: str | None) -> None:
     work, home = dirs(tmp_path)
     with run_server(SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
         result = codex(srv.base_url, "Create the greeting files", work, home, model=model,
-                       provider=provider)  # type: ignore[arg-type]
-        journal = _model_entries(srv.journal())
+                       provider=provider)
+        journal = _model_entries(srv.journal(), result, provider)
     assert result.returncode == 0, result.stderr
     assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
     assert (work / "notes" / "todo.md").read_text() == TODO_AFTER
@@ -264,12 +270,12 @@ def test_codex_writes_edits_and_runs_a_command(tmp_path: Path, provider: str,
 
 @pytest.mark.real_agent
 @pytest.mark.parametrize(("provider", "model"), CODEX_RUNS)
-def test_codex_plays_hello_codex(tmp_path: Path, provider: str, model: str | None) -> None:
+def test_codex_plays_hello_codex(tmp_path: Path, provider: Provider, model: str | None) -> None:
     work, home = dirs(tmp_path)
     with run_server(HELLO, "--scenario-speed", "0.01") as srv:
         result = codex(srv.base_url, HELLO_PROMPT, work, home, model=model,
-                       provider=provider)  # type: ignore[arg-type]
-        journal = _model_entries(srv.journal())
+                       provider=provider)
+        journal = _model_entries(srv.journal(), result, provider)
     assert result.returncode == 0, result.stderr
     assert (work / "hello.py").read_text() == 'print("hello from scenarist")\n'
     shell = ["exec"] if model is None else ["exec_command"]
@@ -280,11 +286,14 @@ def test_codex_plays_hello_codex(tmp_path: Path, provider: str, model: str | Non
 
 
 @pytest.mark.real_agent
-def test_codex_waits_on_a_command_run_in_the_background(tmp_path: Path) -> None:
+@pytest.mark.parametrize("provider", ["custom", "builtin"])
+def test_codex_waits_on_a_command_run_in_the_background(tmp_path: Path, provider: Provider
+                                                       ) -> None:
     work, home = dirs(tmp_path)
     with run_server(SCENARIOS / "background_command.yaml", "--scenario-speed", "0.01") as srv:
-        result = codex(srv.base_url, "Run the slow build", work, home, model=None)
-        journal = _model_entries(srv.journal())
+        result = codex(srv.base_url, "Run the slow build", work, home, model=None,
+                       provider=provider)
+        journal = _model_entries(srv.journal(), result, provider)
     assert result.returncode == 0, result.stderr
     assert (work / "build.log").read_text() == "built\n"
     assert [e["calls"] for e in journal] == [["exec"], ["wait"], []]
