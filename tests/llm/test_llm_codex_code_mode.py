@@ -198,6 +198,17 @@ def test_a_continued_conversation_waits_on_its_cell_then_moves_on(tmp_path: Path
                                                           (1, [])]
 
 
+def test_a_tool_choice_forcing_exec_gets_the_cell(tmp_path: Path) -> None:
+    with run_server(SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
+        client = openai.OpenAI(base_url=f"{srv.base_url}/v1", api_key="x", max_retries=0)
+        answer = client.responses.create(
+            model="m", input=[TOOLS_ITEM, _user("Create the greeting files")],
+            tool_choice={"type": "custom", "name": "exec"})
+    cell = answer.output[-1]
+    assert cell.type == "custom_tool_call" and cell.name == "exec"
+    assert '"cmd": "echo hello from scenarist > greeting.txt"' in cell.input
+
+
 def test_an_action_no_nested_tool_carries_is_refused(tmp_path: Path) -> None:
     scenario = tmp_path / "s.yaml"
     scenario.write_text(

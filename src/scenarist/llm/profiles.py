@@ -375,7 +375,8 @@ def _code_cell(action: Action, cell: ToolDecl, ctx: Context) -> Call:
     among the tools ``exec`` declares (fitted among them when it names none), run as one
     ``exec`` cell. A command run in the background (``runCmd.run_in_background``) gets a
     cell that yields while it runs, which the model then waits on (:mod:`~.answer`)."""
-    nested = ctx._replace(tools=frozenset(t.name for t in cell.nested), decls=cell.nested)
+    nested = ctx._replace(tools=frozenset(t.name for t in cell.nested), decls=cell.nested,
+                          choice=AUTO)  # a forced tool_choice names the cell
     try:
         call = render_action(action, nested)
     except FitError as exc:
@@ -407,7 +408,7 @@ def render_action(action: Action, ctx: Context) -> Call:
     if ctx.profile == "aider":
         return aider_text(action, ctx)
     cell = code_cell(ctx.decls) if ctx.profile == "codex" else None
-    if cell is not None:
+    if cell is not None and ctx.choice.name in (None, cell.name):  # not forced elsewhere
         return _code_cell(action, cell, ctx)
     if ctx.profile in ("claude", "codex"):
         call = _profile_call(action, ctx)
