@@ -59,6 +59,8 @@ RUN_ELSEWHERE: dict[str, tuple[str, str | None]] = {
     "bash scripts/test": ("the test command itself: .ci/run runs it", None),
     "SCENARIST_DEPS=newest bash scripts/test": (
         "the test command against the newest releases: run by hand, see README", None),
+    "SCENARIST_AGENTS=latest bash scripts/test": (
+        "the real-agent tier against npm's latest agents: run by hand, see README", None),
     "cd PROJECT && PWD=$PWD HOME=$tmp": (
         "opencode needs a project of its own", "tests/llm/llm_agents.py"),
     "cd GIT_REPO && OPENAI_API_BASE=": (
@@ -149,7 +151,7 @@ def steps_of(block: Block) -> list[Step]:
 
 def program_of(command: str) -> str:
     """The program a command line starts (environment assignments skipped)."""
-    for word in command.split():
+    for word in re.sub(r"\$\([^)]*\)", "$x", command).split():  # $(...) is one word
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*", word):
             return word
     return ""
@@ -174,7 +176,9 @@ BLOCKS = command_blocks()
 
 def _elsewhere(block: Block) -> tuple[str, str | None] | None:
     first = steps_of(block)[0].command
-    return next((why for start, why in RUN_ELSEWHERE.items() if first.startswith(start)), None)
+    found = next((why for start, why in RUN_ELSEWHERE.items() if first.startswith(start)), None)
+    assert found or "scripts/test" not in first, f"{block.where}: name it in RUN_ELSEWHERE"
+    return found
 
 
 # ----------------------------------------------------------------------------- running blocks
