@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ import acp
 from acp import schema as s
 
 from scenarist.acp.compare import differences
+from scenarist.acp.frames import Refusal
+from scenarist.acp.lines import CheckedLines
+from scenarist.acp.stdio import one_line_logging
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
 from scenarist.play import Player
@@ -35,6 +39,7 @@ from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
     Initialize,
+    LlmError,
     Scenario,
     SetMode,
     SetModel,
@@ -57,6 +62,25 @@ __all__ = [
 ]
 
 STDIO_LIMIT = 50 * 1024 * 1024
+AGENT_EXIT_S = 5.0  # how long an agent may take to exit once its stdin is closed
+STOP_STEP_S = 1.0  # the bound on each clean-up step after the run
+
+
+async def end_agent(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Close the agent's stdin, give it ``grace`` seconds to exit, then end its process
+    group (SIGTERM, SIGKILL 0.3 s later): nothing the agent started in its group outlives
+    the run. (The place to call a shared process-tree helper once there is one.)"""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, RuntimeError):
+            process.stdin.close()
+    if grace > 0:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), grace)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), 0.3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,16 +132,29 @@ class _Step:
 
 
 def client_steps(script: AcpScript) -> list[_Step]:
-    """The client's side of ``script``, in time order, ties in timeline order (pure)."""
-    prompted = iter([t for t in script.turns if t.prompt is not None])
+    """The client's side of ``script``, in time order, ties in timeline order (pure). A
+    prompt whose turn ends in a scripted error is sent again (the retry) for each retry
+    turn, once the error is answered."""
+    groups: list[list[Turn]] = []  # a prompt's turn, then its retries
+    for turn in script.turns:
+        if turn.retry and groups:
+            groups[-1].append(turn)
+        else:
+            groups.append([turn])
+    prompted = iter([g for g in groups if g[0].prompt is not None])
+
+    def prompts(at_ms: int, group: list[Turn]) -> list[_Step]:
+        return [_Step(max(at_ms, t.origin_ms) if t.retry else at_ms, "prompt", t)
+                for t in group]
+
     steps: list[_Step] = []
-    if script.turns and script.turns[0].prompt is None:  # a loaded session's lead-in
-        steps.append(_Step(script.turns[0].origin_ms, "prompt", script.turns[0]))
+    if groups and groups[0][0].prompt is None:  # a loaded session's lead-in
+        steps += prompts(groups[0][0].origin_ms, groups[0])
     for beat in compile_timeline(script.scenario).beats:
         if not beat.live:
             continue
         if beat.kind == "userInputs":
-            steps.append(_Step(beat.at_ms, "prompt", next(prompted)))
+            steps += prompts(beat.at_ms, next(prompted))
         elif beat.kind == "userCancelSession":
             steps.append(_Step(beat.at_ms, "cancel"))
         elif isinstance(beat.event, SetMode):
@@ -338,6 +375,11 @@ class _Run:
         self.prompt_task: asyncio.Task[None] | None = None
         self.session_id = ""
         self.prompts = 0
+        self.retries = 0
+        self.process: asyncio.subprocess.Process | None = None
+        self.conn: acp.ClientSideConnection | None = None
+        self.drain_task: asyncio.Task[None] | None = None
+        self.refusals: list[str] = []
 
     def observe(self, event: Any) -> None:
         direction = "client->agent" if event.direction.value == "outgoing" else "agent->client"
@@ -349,24 +391,43 @@ class _Run:
         while line := await stream.readline():
             self.report.agent_stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
 
+    def refused(self, line: int, refusal: Refusal) -> None:
+        self.refusals.append(f"line {line}: {refusal.log}")
+
     async def main(self) -> None:
+        """Start the agent in its own process group and play the session with it."""
         command, *args = self.options.command
         env = {**os.environ, **(self.options.env or {})}
-        async with acp.spawn_agent_process(
-                self.client, command, *args, env=env, cwd=str(self.workspace.root),
-                transport_kwargs={"limit": STDIO_LIMIT, "shutdown_timeout": 10},
-                observers=[self.observe]
-        ) as (conn, process):
-            drain = asyncio.create_task(self.drain(process.stderr))
-            try:
-                await self.session(conn)
-            finally:
-                if self.prompt_task is not None and not self.prompt_task.done():
-                    self.prompt_task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await self.prompt_task
+        self.process = process = await asyncio.create_subprocess_exec(
+            command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env, cwd=str(self.workspace.root),
+            limit=STDIO_LIMIT, start_new_session=True)
+        assert process.stdin is not None and process.stdout is not None
+        lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
+                             log=lambda _: None, on_refusal=self.refused)
+        self.conn = conn = acp.connect_to_agent(self.client, lines, observers=[self.observe])
+        self.drain_task = asyncio.create_task(self.drain(process.stderr))
+        await self.session(conn)
+
+    async def stop(self, grace: float) -> None:
+        """End what the run started, each step bounded: the prompt in flight, the terminals,
+        the connection, then the agent (``grace`` seconds to exit on its own after its
+        stdin closes) and its whole process group."""
+        if self.prompt_task is not None and not self.prompt_task.done():
+            self.prompt_task.cancel()
+            await asyncio.wait({self.prompt_task}, timeout=STOP_STEP_S)
+        with contextlib.suppress(TimeoutError, OSError):
+            async with asyncio.timeout(STOP_STEP_S):
                 await self.workspace.close()
-        await drain  # the agent has exited: its stdin was closed, then it was waited for
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(STOP_STEP_S):
+                    await self.conn.close()
+        if self.process is not None:
+            await end_agent(self.process, grace)
+        if self.drain_task is not None:
+            await asyncio.wait({self.drain_task}, timeout=STOP_STEP_S)
+            self.drain_task.cancel()
 
     async def session(self, conn: Any) -> None:
         scenario = self.script.scenario
@@ -452,17 +513,21 @@ class _Run:
             self.prompt_task = None
 
     async def prompt(self, conn: Any, turn: Turn) -> None:
-        self.prompts += 1
-        name = f"prompt {self.prompts}"
+        if turn.retry:
+            self.retries += 1
+            name = f"prompt {self.prompts} retry {self.retries}"
+        else:
+            self.prompts, self.retries = self.prompts + 1, 0
+            name = f"prompt {self.prompts}"
         entry = turn.prompt or self.fallback_prompt()
         blocks = prompt_blocks(entry)
         meta = dict(entry.meta) if entry.meta else {}
-        wants_error = any(b.kind == "error" for b in turn.beats)
+        wants_error = turn.fails
         try:
             answer = await conn.prompt(session_id=self.session_id, prompt=blocks, **meta)
         except acp.RequestError as exc:
             if wants_error:
-                self.report.check(name)
+                self.report.check(name, _error_problems(turn, exc))
             else:
                 self.report.check(name, [f"the agent answered error {exc.code}: {exc} "
                                          f"{json.dumps(exc.data) if exc.data else ''}".rstrip()])
@@ -487,6 +552,17 @@ class _Run:
         return UserInput(0, (TextContent(text),))
 
 
+def _error_problems(turn: Turn, exc: acp.RequestError) -> list[str]:
+    """How a JSON-RPC error differs from the turn's scripted error, where the agent says
+    (an agent that puts ``errorType`` in the error's data, as ``scenarist acp`` does)."""
+    step = turn.beats[-1].step
+    data = exc.data if isinstance(exc.data, dict) else {}
+    got = data.get("errorType")
+    if got is None or not isinstance(step, LlmError) or got == step.error_type:
+        return []
+    return [f"error data errorType: expected {step.error_type!r}, got {got!r}"]
+
+
 def _kwargs(model: type[Any], params: dict[str, Any]) -> dict[str, Any]:
     parsed = model.model_validate(params)
     kwargs = {k: getattr(parsed, k) for k in model.model_fields if k != "field_meta"}
@@ -505,18 +581,31 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
             prefix="scenarist-acp-test-")))
         root.mkdir(parents=True, exist_ok=True)
         run = _Run(script_of(scenario), options, report, Workspace(root))
+        grace = AGENT_EXIT_S
         try:
             async with asyncio.timeout(options.timeout):
                 await run.main()
         except TimeoutError:
             report.check("agent", [f"no end after {options.timeout} s (--timeout)"])
-        except (ConnectionError, OSError, acp.RequestError) as exc:
-            report.check("agent", [f"{type(exc).__name__}: {exc}"])
+            grace = 0.0
+        except Exception as exc:  # a hostile agent: whatever it did is the finding
+            first = next(iter(str(exc).splitlines()), "")
+            report.check("agent", [f"{type(exc).__name__}: {first}"])
+        finally:
+            await run.stop(grace)
+        if run.refusals:
+            shown = run.refusals[:10]
+            more = len(run.refusals) - len(shown)
+            report.check("agent messages", [
+                f"{len(run.refusals)} line(s) from the agent are not JSON-RPC messages ACP "
+                "allows; each was answered with an error", *shown,
+                *([f"... and {more} more"] if more else [])])
     return report
 
 
 def run_test(scenario: Scenario, options: AcpTestOptions) -> int:
     """``scenarist acp-test``: run, print PASS/FAIL lines, write the files; exit code."""
+    one_line_logging("scenarist acp-test")
     report = asyncio.run(run_report(scenario, options))
     if not options.quiet:
         print(format_report(report))
