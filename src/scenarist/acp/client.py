@@ -64,6 +64,19 @@ __all__ = [
 STDIO_LIMIT = 50 * 1024 * 1024
 AGENT_EXIT_S = 5.0  # how long an agent may take to exit once its stdin is closed
 STOP_STEP_S = 1.0  # the bound on each clean-up step after the run
+EXIT_POLL_S = 0.05
+
+
+async def _exit_code(process: asyncio.subprocess.Process, within: float | None) -> int | None:
+    """The agent's exit code once it has exited, None if it still runs after ``within``
+    seconds. Polled: ``Process.wait()`` also waits for every copy of the agent's pipes to
+    close, which a child it leaves behind may hold for ever."""
+    deadline = None if within is None else asyncio.get_running_loop().time() + within
+    while process.returncode is None:
+        if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+            return None
+        await asyncio.sleep(EXIT_POLL_S)
+    return process.returncode
 
 
 async def end_agent(process: asyncio.subprocess.Process, grace: float) -> None:
@@ -73,14 +86,13 @@ async def end_agent(process: asyncio.subprocess.Process, grace: float) -> None:
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
-    if grace > 0:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), grace)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    await _exit_code(process, grace)
+    for sig, wait in ((signal.SIGTERM, 0.3), (signal.SIGKILL, STOP_STEP_S)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, sig)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), 0.3)
+        await _exit_code(process, wait)
+    with contextlib.suppress(TimeoutError):  # the pipes close once the group is gone
+        await asyncio.wait_for(process.wait(), STOP_STEP_S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,7 +419,24 @@ class _Run:
                              log=lambda _: None, on_refusal=self.refused)
         self.conn = conn = acp.connect_to_agent(self.client, lines, observers=[self.observe])
         self.drain_task = asyncio.create_task(self.drain(process.stderr))
-        await self.session(conn)
+        session = asyncio.create_task(self.session(conn))
+        exited = asyncio.create_task(_exit_code(process, None))
+        try:
+            await asyncio.wait({session, exited}, return_when=asyncio.FIRST_COMPLETED)
+            if not session.done():  # the agent is gone: what it still owes will not come
+                await asyncio.wait({session}, timeout=STOP_STEP_S)
+            if session.done():
+                session.result()
+                return
+            self.report.check("agent", [f"exited with code {process.returncode} before the "
+                                        "session ended"])
+        finally:
+            for task in (session, exited):
+                task.cancel()
+            await asyncio.wait({session, exited})
+            for task in (session, exited):  # retrieved: an error here is not news
+                if not task.cancelled():
+                    task.exception()
 
     async def stop(self, grace: float) -> None:
         """End what the run started, each step bounded: the prompt in flight, the terminals,
@@ -598,7 +627,7 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
             more = len(run.refusals) - len(shown)
             report.check("agent messages", [
                 f"{len(run.refusals)} line(s) from the agent are not JSON-RPC messages ACP "
-                "allows; each was answered with an error", *shown,
+                "allows (each answered with an error where JSON-RPC has one)", *shown,
                 *([f"... and {more} more"] if more else [])])
     return report
 

@@ -105,7 +105,7 @@ class _OneLine(logging.Formatter):
         if exc is not None:
             first = next(iter(str(exc).splitlines()), "")
             text = f"{text}: {type(exc).__name__}: {first}"
-        return f"{self.prefix}: {text}"
+        return f"{self.prefix}: {' '.join(text.split())}"
 
 
 def one_line_logging(prefix: str) -> None:
