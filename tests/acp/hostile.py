@@ -99,7 +99,7 @@ class Hostile:
         return _dumps(items), None
 
     def _bad_params(self) -> tuple[bytes, Any]:
-        params = self.rng.choice([
+        params: Any = self.rng.choice([
             "s", 5, True, [1, 2], [], {"sessionId": 5}, {"cwd": None, "mcpServers": "x"},
             {"protocolVersion": "x", "clientCapabilities": "x"}, {"prompt": "hi"},
             {"sessionId": "s", "prompt": [{"type": "nope"}]}, {"modeId": []}, None,

@@ -17,7 +17,7 @@ import select
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Literal
 
 from hostile import CATEGORIES, CLIENT_METHODS, Hostile
 
@@ -51,7 +51,7 @@ class Agent:
     def out(self, data: bytes) -> None:
         os.write(1, data + b"\n")
 
-    def read(self, timeout: float | None) -> dict[str, Any] | bool | None:
+    def read(self, timeout: float | None) -> dict[str, Any] | Literal[False] | None:
         """The next message (False at the end of stdin, None on timeout)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self.buffer:
