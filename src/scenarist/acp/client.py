@@ -618,8 +618,11 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
             report.check("agent", [f"no end after {options.timeout} s (--timeout)"])
             grace = 0.0
         except Exception as exc:  # a hostile agent: whatever it did is the finding
-            first = next(iter(str(exc).splitlines()), "")
-            report.check("agent", [f"{type(exc).__name__}: {first}"])
+            # the message (and for pydantic, its first error)
+            first = "; ".join(line.strip() for line in str(exc).splitlines()[:2])
+            code = await _exit_code(run.process, 0.3) if run.process else None
+            exited = f" (the agent exited with code {code})" if code is not None else ""
+            report.check("agent", [f"{type(exc).__name__}: {first}{exited}"])
         finally:
             await run.stop(grace)
         if run.refusals:
