@@ -198,7 +198,8 @@ class Hostile:
             return text[:-5], request_id
         variants = [b"{'jsonrpc': '2.0'}", b'{"jsonrpc":"2.0","id":NaN,"method":"x"}',
                     b"\xef\xbb\xbf" + _dumps({"jsonrpc": "2.0", "method": "x"}),
-                    b'{"a":1}// comment', b"{", b'{"jsonrpc":"2.0","id":Infinity}']
+                    b'{"a":1}// comment', b"{" + b'"\\' * 50_000,
+                    b'{"jsonrpc":"2.0","id":Infinity}']
         return variants[choice - 1], None
 
     def _response(self) -> tuple[bytes, Any]:

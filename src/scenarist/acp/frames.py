@@ -48,7 +48,9 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 ID_SCAN_LIMIT = 1024 * 1024  # how far into a broken line an ``id`` is looked for
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+# a string (possessive, so a line of unclosed strings is read once, not once per quote) or
+# a structural character; an unterminated string runs to the end of the text
+_TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[{}\[\],:]', re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
