@@ -95,3 +95,11 @@ def test_unclosed_strings_are_read_in_one_pass() -> None:
         refused = check_line(line)
         assert isinstance(refused, Refusal) and _replies(refused)[0]["id"] is None
     assert _replies(check_line(b'{"x":"a\\"b","id":7,"m":"' + b"\\" * 100_000))[0]["id"] == 7
+
+
+def test_a_long_batch_gets_one_error() -> None:
+    refused = check_line(b"[" + b",".join([b"1"] * 100_000) + b"]")
+    assert isinstance(refused, Refusal) and isinstance(refused.reply, dict)
+    assert refused.reply["error"]["code"] == -32600 and refused.reply["id"] is None
+    short = check_line(b"[" + b",".join([b"1"] * 100) + b"]")
+    assert isinstance(short, Refusal) and len(_replies(short)) == 100

@@ -48,6 +48,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 ID_SCAN_LIMIT = 1024 * 1024  # how far into a broken line an ``id`` is looked for
+BATCH_ANSWERS = 100  # a longer batch gets one error, not one per element
 # a string (possessive, so a line of unclosed strings is read once, not once per quote) or
 # a structural character; an unterminated string runs to the end of the text
 _TOKENS = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[{}\[\],:]', re.DOTALL)
@@ -176,6 +177,8 @@ def _kind(value: Any) -> str:
 def _batch(messages: list[Any]) -> Refusal:
     if not messages:
         return _invalid(None, "an empty batch")
+    if len(messages) > BATCH_ANSWERS:  # an answer per element would multiply the traffic
+        return _invalid(None, f"a batch of {len(messages)} (ACP takes no batches)")
     replies = []
     for message in messages:
         is_dict = isinstance(message, dict)
