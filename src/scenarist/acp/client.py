@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import tempfile
@@ -604,6 +605,8 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
     """Run the scenario's client side against the agent; the report holds every check."""
     from scenarist.acp.workspace import Workspace
 
+    if not logging.getLogger().handlers:  # a command line, not a host with its own logging
+        one_line_logging("scenarist acp-test")
     report = AcpTestReport(scenario.name)
     with contextlib.ExitStack() as stack:
         root = options.cwd or Path(stack.enter_context(tempfile.TemporaryDirectory(
@@ -637,7 +640,6 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
 
 def run_test(scenario: Scenario, options: AcpTestOptions) -> int:
     """``scenarist acp-test``: run, print PASS/FAIL lines, write the files; exit code."""
-    one_line_logging("scenarist acp-test")
     report = asyncio.run(run_report(scenario, options))
     if not options.quiet:
         print(format_report(report))
