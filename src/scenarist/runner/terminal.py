@@ -36,6 +36,7 @@ __all__ = [
 _READ_SIZE = 65536
 _DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
 _KILL_GRACE_MS = 500.0
+_EXIT_AFTER_EOF_MS = 1000.0
 
 
 class TerminalTimeout(RunnerError):
@@ -128,15 +129,33 @@ class Terminal:
         return got, exited or self.exit_code is not None
 
     def pump_until(self, deadline_ms: float) -> None:
-        """Keep the screen current until ``deadline_ms``; return earlier only when there is
-        nothing left to watch (the program ended and its output is read)."""
+        """Keep the screen current until ``deadline_ms``; return earlier when the program
+        exits (what it wrote before is read), so an early exit is seen at once."""
         while True:
             left = deadline_ms - self.clock.now_ms()
             if left <= 0:
                 return
             if self.eof and (self.exit_code is not None or self._pidfd is None):
                 return  # nothing left to watch
-            self._watch(left)
+            if self._watch(left)[1]:
+                self.drain()
+                return
+
+    def poll_exit(self) -> int | None:
+        """The program's exit code if it has exited (and is reaped), else ``None``.
+
+        Does not wait, but for one case: once the program has closed the terminal (end of
+        output) it is normally exiting, so its exit is waited for up to
+        ``_EXIT_AFTER_EOF_MS``; reading the code before the reap would take a crash for a
+        program still running."""
+        if self.exit_code is None:
+            self._watch(0)
+        if self.exit_code is None and self._pidfd is None and not self.process.isalive():
+            self._reap()
+        if self.exit_code is None and self.eof:
+            with contextlib.suppress(TerminalTimeout):
+                self.wait_exit(self.clock.now_ms() + _EXIT_AFTER_EOF_MS)
+        return self.exit_code
 
     def drain(self) -> None:
         """Read whatever output is already waiting, without waiting for more."""
