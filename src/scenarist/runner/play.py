@@ -312,7 +312,7 @@ class _Run:
         for number, (position, beat) in enumerate(beats):
             due = schedule.due_ms(beat.at_ms)
             self.terminal.pump_until(due - _SPIN_MS)  # keep the screen current meanwhile
-            if not isinstance(beat, _End) and self._ended_early(beat, len(beats) - number - 1):
+            if not isinstance(beat, _End) and self._ended_early(beat, len(beats) - 1 - number):
                 return False
             schedule.wait_sync(beat.at_ms)  # the last stretch: the play clock's precise wait
             fired = clock.now_ms()
@@ -333,7 +333,7 @@ class _Run:
             step_log.flush()
         return True
 
-    def _ended_early(self, beat: Beat, left: int) -> bool:
+    def _ended_early(self, beat: Beat, left: int) -> bool:  # ``left``: this beat and after
         """The program exited while beats were still to play: a failure, unless the scenario
         expects an exit (``expect.exitCode``) or it is the mock agent's own end."""
         assert self.terminal is not None
@@ -343,7 +343,7 @@ class _Run:
         at = self.terminal.clock.now_ms() - self.t0
         self.errors.append(self._located(
             beat.event, f"the program exited with {code} at {at:.0f} ms, before the scenario "
-            f"ended ({left + 1} beat(s) still to play, the next a {beat.kind} at "
+            f"ended ({left} beat(s) still to play, the next a {beat.kind} at "
             f"{beat.at_ms} ms); if it is meant to end there, set expect.exitCode: {code}. "
             f"{self._last_lines()}"))
         return True
