@@ -10,6 +10,12 @@ Time: the beats are paced by a :class:`scenarist.play.Schedule` (one absolute st
 (reading output, so the screen stays current and the program never blocks on a full pty);
 the last few milliseconds are the schedule's own precise wait.
 
+Both sides in step: in mode 1 each beat first waits (bounded) until the mock agent's progress
+file (:mod:`scenarist.agent.progress`) shows it has played its own beats before this one (a
+prompt: until it asks for it), as the agent's clock starts only when the prompt arrives. A
+program that exits while beats remain fails the run there and then (unless ``expect.exitCode``
+is set or it is the mock agent's own end); the exit code is read after the reap.
+
 What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
 patch with ``git apply``, ``applyPatch`` too and, with ``commit``, commits the workspace with
 the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in
