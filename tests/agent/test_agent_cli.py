@@ -41,8 +41,8 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "rate-limit-retry.yaml": (0, "✗ API error 429 (rate_limit_exceeded)"),
     "rich-content.yaml": (0, "[image image/png: diagram.png]"),
     "rules-and-defines.yaml": (0, "The basic protocol."),
-    # `npm test` really runs: there is no package.json, so status and result differ
-    "simulation-rest.yaml": (1, "status: the scenario expects ok, but it exited with code"),
+    # `npm test` really runs in the project of repo.dir (examples/repos/simulation-rest)
+    "simulation-rest.yaml": (0, "⎿ Test suite passed"),
     "tool-tour.yaml": (0, "⎿ started in the background as shell-1"),
 }
 

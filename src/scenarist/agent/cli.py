@@ -2,7 +2,7 @@
 
     scenarist agent --scenario PATH [--tag TAG] [--scenario-name N] --workspace DIR
                     [--checkpoint-cmd CMD] [--speed F] [--define K=V]
-                    [--format text|codex-jsonl|claude-jsonl] [PROMPT]
+                    [--format text|codex-jsonl|claude-jsonl] [--progress-file PATH] [PROMPT]
 
 Exit status (docs/cli.md): 0 every real result matched the scenario, 1 at least one
 mismatch, 2 a usage or input error (bad option, missing workspace, a scenario that does not
@@ -13,6 +13,7 @@ each on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import uuid
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scenarist.agent.progress import PROGRESS_ENV, ProgressWriter
 from scenarist.agent.render import FORMATS, make_renderer
 from scenarist.errors import ScenaristError
 from scenarist.scenario.cli_parser import (
@@ -61,6 +63,9 @@ def parser() -> Parser:
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text for a terminal (default), or the JSON lines of "
                         "`codex exec --json` / Claude Code stream-json")
+    p.add_argument("--progress-file", metavar="PATH",
+                   help="append how far playback got (start/beat/end lines) to PATH, for a "
+                        "test executor to follow (default: $SCENARIST_AGENT_PROGRESS)")
     p.add_argument("prompt", nargs="?", metavar="PROMPT",
                    help="the first user prompt (later ones are read from the terminal)")
     return p
@@ -90,15 +95,36 @@ def main(argv: Sequence[str]) -> int:
         renderer = make_renderer(args.format, sys.stdout, sys.stderr)
         checkpoint = Checkpoint(args.checkpoint_cmd) if args.checkpoint_cmd else None
         session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"scenarist-agent:{scenario.name}"))
-        with _stopped_cleanly():
-            report = play(scenario, workspace, renderer, prompts=prompts,
-                          checkpoint=checkpoint, speed=args.speed, session_id=session_id)
-        return EXIT_FAILED if report.mismatches else EXIT_OK
+        progress = _progress_writer(p, args.progress_file or os.environ.get(PROGRESS_ENV))
+        try:
+            if progress is not None:
+                progress.start()
+            with _stopped_cleanly():
+                report = play(scenario, workspace, renderer, prompts=prompts,
+                              checkpoint=checkpoint, speed=args.speed, session_id=session_id,
+                              on_beat=progress.beat if progress is not None else None,
+                              on_prompt=progress.prompt if progress is not None else None)
+            code = EXIT_FAILED if report.mismatches else EXIT_OK
+            if progress is not None:
+                progress.end(code)
+            return code
+        finally:
+            if progress is not None:
+                progress.close()
 
     try:
         return run(p, argv, body)
     except Stopped as exc:
         return 128 + exc.signum
+
+
+def _progress_writer(p: Parser, path: str | None) -> ProgressWriter | None:
+    if not path:
+        return None
+    try:
+        return ProgressWriter(path)
+    except OSError as exc:
+        p.error(f"--progress-file: cannot append to {path}: {exc.strerror or exc}")
 
 
 class Stopped(ScenaristError):
