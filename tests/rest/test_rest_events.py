@@ -23,7 +23,7 @@ from scenarist.rest.events import (
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
 
 CASES = {"simulation-rest": EXAMPLE, "edit-and-test": SCENARIOS / "edit-and-test.yaml",
-         "failing": SCENARIOS / "failing.yaml"}
+         "failing": SCENARIOS / "failing.yaml", "retry": SCENARIOS / "retry.yaml"}
 
 
 def plan(text: str) -> list[tuple[int, dict[str, object]]]:

@@ -111,7 +111,7 @@ class Rejection(NamedTuple):
     notes: Mapping[str, Any] = MappingProxyType({})  # what was learned (read-only here)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
     code: str | None = None  # OpenAI's ``error.code``
-    details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
+    details: Any = None  # ``error.details`` (JSON): a scripted error's, or the server's own
 
     @property
     def scripted(self) -> bool:
@@ -195,16 +195,18 @@ class _Rejected(WireError):
 
     def __init__(self, status: int, message: str, *, type: str | None = None,
                  param: str | None = None, headers: Mapping[str, str] | None = None,
-                 served_error: ErrorKey | None = None, code: str | None = None) -> None:
+                 served_error: ErrorKey | None = None, code: str | None = None,
+                 details: Any = None) -> None:
         super().__init__(message)
         self.status, self.message, self.type, self.param = status, message, type, param
         self.headers = dict(headers or {})
         self.served_error = served_error
         self.code = code
+        self.details = details
 
     def rejection(self, notes: Notes) -> Rejection:
         return Rejection(self.status, self.message, self.type, self.param, self.headers, notes,
-                         self.served_error, self.code)
+                         self.served_error, self.code, self.details)
 
 
 def encode_turn(r: Rendering) -> Encoded:
@@ -577,7 +579,8 @@ def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,
         headers["retry-after"] = _seconds(err.retry_after_seconds)
     kind, code, param = scripted_error_fields(api, err.status, err.error_type, err.details)
     raise _Rejected(err.status, err.message, type=kind, code=code, param=param,
-                    headers=headers, served_error=(id(script), key, turn.index))
+                    headers=headers, served_error=(id(script), key, turn.index),
+                    details=err.details)
 
 
 def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Encoded) -> None:

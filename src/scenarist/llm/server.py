@@ -447,8 +447,8 @@ class MockModelServer:
     def _error(self, api: Api, reply: Rejection) -> Response:
         body = error_body(WIRE[api], reply.status, reply.message, type=reply.type,
                           code=reply.code, param=reply.param)
-        if reply.details is not None and api == "messages":
-            body["error"]["details"] = dict(reply.details)
+        if reply.details is not None:  # both APIs' error objects take extra fields
+            body["error"]["details"] = reply.details
         return Response(
             orjson.dumps(body),
             status_code=reply.status,

@@ -2,12 +2,14 @@
 scenarios.
 
     scenarist rest --scenario PATH... [--host 127.0.0.1] [--port 38180]
-                   [--store sqlite:// | sqlite:///FILE | redis://HOST:PORT/N] [--speed F]
-                   [--define K=V ...] [--cors ORIGIN ...] [--api-key KEY]
-                   [--dialect typed|webui] [--heartbeat S] [--rate-limit N]
+                   [--store sqlite:// | sqlite:///FILE | redis://HOST:PORT/N]
+                   [--speed F | --scenario-speed F] [--define K=V | --scenario-define K=V ...]
+                   [--cors ORIGIN ...] [--api-key KEY] [--dialect typed|webui]
+                   [--heartbeat S] [--rate-limit N] [--lease-ms MS] [--max-sessions N]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the store is open and the socket
-accepts connections; ``--port 0`` picks a free port. SIGTERM or Ctrl-C stops it (exit 0).
+accepts connections; ``--port 0`` picks a free port. SIGTERM or Ctrl-C stops it (exit 0)
+within a second, however many sessions play and streams are open.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarist.scenario.cli_parser import add_defines, add_speed, speed_problem
+
 DEFAULT_PORT = 38180
+MAX_SESSIONS = 1000
+SHUTDOWN_GRACE_S = 0.5  # open connections get this long once streams have ended
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,10 +41,8 @@ def parser() -> argparse.ArgumentParser:
                    help=f"port; 0 picks a free one (default {DEFAULT_PORT})")
     p.add_argument("--store", default="sqlite://", metavar="URL",
                    help="sqlite:// (memory, default), sqlite:///FILE or redis://HOST:PORT/N")
-    p.add_argument("--speed", type=float, default=1.0, metavar="F",
-                   help="multiply every scenario delay by F (0.1 = ten times faster)")
-    p.add_argument("--define", action="append", default=[], metavar="K=V",
-                   help="rule symbol (repeatable; else $AH_SCENARIO_DEFINES)")
+    add_speed(p)
+    add_defines(p)
     p.add_argument("--cors", nargs="+", action="extend", default=[], metavar="ORIGIN",
                    help="allow these browser origins (CORS is off unless named)")
     p.add_argument("--api-key", metavar="KEY",
@@ -51,12 +55,13 @@ def parser() -> argparse.ArgumentParser:
                    help="POST requests per minute per client; more get 429 (default: no limit)")
     p.add_argument("--lease-ms", type=int, default=3000, metavar="MS",
                    help="how long a replica's claim on a session lasts unrenewed (default 3000)")
+    p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
+                   help="sessions played at once; a task over it gets 429 "
+                   f"(default {MAX_SESSIONS})")
     return p
 
 
 def argument_problem(args: argparse.Namespace) -> str | None:
-    from scenarist.scenario.cli_parser import speed_problem
-
     speed = speed_problem("--speed", args.speed)
     if speed is not None:
         return speed
@@ -68,6 +73,8 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--rate-limit must be >= 0 (0 = no limit), got {args.rate_limit}"
     if args.lease_ms < 100:
         return f"--lease-ms must be >= 100, got {args.lease_ms}"
+    if args.max_sessions < 1:
+        return f"--max-sessions must be >= 1, got {args.max_sessions}"
     bad = [o for o in args.cors if o != "*" and not o.startswith(("http://", "https://"))]
     if bad:
         return f"--cors {bad[0]!r}: name an origin like http://localhost:3000 (or *)"
@@ -116,10 +123,10 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     import uvicorn
 
     from scenarist import __version__
-    from scenarist.llm.cli import _quiet_server_class
     from scenarist.play import RealClock, clamp_speed
     from scenarist.rest.app import Options, RestServer
     from scenarist.rest.events import plan_session
+    from scenarist.rest.guard import http_protocol
     from scenarist.rest.session import Sessions
     from scenarist.scenario import compile_timeline
     from scenarist.scenario.select import ScenarioIndex
@@ -136,17 +143,32 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
                         lease_ms=args.lease_ms)
     options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
                       dialect=args.dialect, rate_per_minute=args.rate_limit,
-                      version=__version__)
+                      max_sessions=args.max_sessions, version=__version__)
     server = RestServer(sessions, index, options)
     await sessions.start()
+    # the grace is a float of seconds: uvicorn hands it to asyncio.wait_for, typed int
     config = uvicorn.Config(server.app, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2, proxy_headers=False)
+                            http=http_protocol(), proxy_headers=False,
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # type: ignore[arg-type]
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"listening on http://{shown}:{port}", flush=True)
     try:
-        await _quiet_server_class()(config).serve(sockets=[sock])
+        await _closing_server_class(server)(config).serve(sockets=[sock])
     finally:
         await sessions.close()
         await store.close()
     return 0
+
+
+def _closing_server_class(server: Any) -> type[Any]:
+    """uvicorn's server that, when told to stop, first ends the SSE streams and the
+    sessions (uvicorn would wait for every open response, and a stream may never end)."""
+    from scenarist.llm.cli import _quiet_server_class
+
+    class ClosingServer(_quiet_server_class()):  # type: ignore[misc]
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await server.close()
+            await super().shutdown(sockets)
+
+    return ClosingServer

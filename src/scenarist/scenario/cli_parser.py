@@ -1,8 +1,9 @@
 """What the scenario commands (``validate``, ``timeline``, ``schema``, ``select``) share on
 the command line: an argparse parser whose usage errors are exit 2 (not ``SystemExit``
-mid-way), the ``--define`` and ``--allow-outside-paths`` options, the one rule for a speed
-factor (shared with ``scenarist llm`` and ``scenarist demo``), and the check that the paths
-given hold scenario files.
+mid-way), the ``--define`` (alias ``--scenario-define``), ``--speed`` (alias
+``--scenario-speed``) and ``--allow-outside-paths`` options, the one rule for a speed factor
+(shared with ``scenarist llm``, ``rest`` and ``demo``), and the check that the paths given
+hold scenario files.
 
 Kept apart from the commands so each command module imports it at the top, with no cycle.
 """
@@ -17,8 +18,8 @@ from typing import NoReturn
 
 from scenarist.errors import UsageError
 
-__all__ = ["Parser", "UsageReported", "add_defines", "add_outside_paths", "define_symbols", "run",
-           "scenario_paths", "speed_problem"]
+__all__ = ["Parser", "UsageReported", "add_defines", "add_outside_paths", "add_speed",
+           "define_symbols", "run", "scenario_paths", "speed_problem"]
 
 
 class UsageReported(UsageError):
@@ -39,6 +40,14 @@ def add_defines(parser: argparse.ArgumentParser) -> None:
                         metavar="KEY[=VAL]",
                         help="a rule symbol (repeatable; bare KEY = true); without any, "
                         "$AH_SCENARIO_DEFINES is read")
+
+
+def add_speed(parser: argparse.ArgumentParser) -> None:
+    """``--speed F``, also spelt ``--scenario-speed F`` (the spec's name for the mock
+    servers); check it with :func:`speed_problem`."""
+    parser.add_argument("--speed", "--scenario-speed", dest="speed", type=float, default=1.0,
+                        metavar="F", help="multiply every scenario delay by F (0.1 = ten "
+                        "times faster; at least 0.01)")
 
 
 def add_outside_paths(parser: argparse.ArgumentParser) -> None:

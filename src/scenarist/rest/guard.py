@@ -1,0 +1,87 @@
+"""No request ends in a traceback or in an answer that is not problem+json.
+
+Two places answer a request before, or after, the routes do: uvicorn's HTTP parser (a
+request line or header it cannot parse gets its own ``text/plain`` 400) and the ASGI stack
+(an exception that escapes it is logged with a traceback by both Starlette and uvicorn).
+:func:`http_protocol` gives uvicorn a protocol whose 400 is problem+json; :class:`Guard`
+wraps the app so that an escaped exception is one log line (and a 500 problem when nothing
+was sent yet).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body
+
+__all__ = ["Guard", "http_protocol", "log_internal"]
+
+_log = logging.getLogger("scenarist.rest")
+MALFORMED = ("the request is not valid HTTP/1.1 (request line, header or body framing); "
+             "send it with an HTTP client")
+
+
+def log_internal(method: str, path: str, exc: BaseException) -> None:
+    """One line for a failure of ours, instead of a traceback per request."""
+    _log.warning("scenarist rest: %s %s failed: %s: %s", method, path[:200],
+                 type(exc).__name__, str(exc)[:300])
+
+
+class Guard:
+    """The outermost ASGI layer (see the module doc)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:  # already answered by Starlette's handler, or not at all
+            log_internal(scope.get("method", ""), scope.get("path", ""), exc)
+            if not started and scope["type"] == "http":
+                body = orjson.dumps(problem_body(Problem(500, f"internal error: {exc}")))
+                await send({"type": "http.response.start", "status": 500,
+                            "headers": [(b"content-type", MEDIA_TYPE.encode()),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+
+
+def malformed_response(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The whole HTTP answer to a request the parser refused: a 400 problem, then close."""
+    body = orjson.dumps(problem_body(Problem(400, MALFORMED)))
+    lines = [b"HTTP/1.1 400 Bad Request"]
+    lines += [name + b": " + value for name, value in default_headers]
+    lines += [b"content-type: " + MEDIA_TYPE.encode(),
+              b"content-length: " + str(len(body)).encode(), b"connection: close"]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def http_protocol() -> type[Any]:
+    """uvicorn's fastest HTTP protocol (httptools, else h11), answering unparsable requests
+    with a problem+json 400 (uvicorn's own answer is ``text/plain``)."""
+    import importlib
+
+    try:
+        base: Any = importlib.import_module(
+            "uvicorn.protocols.http.httptools_impl").HttpToolsProtocol
+    except ImportError:  # httptools is not installed
+        base = importlib.import_module("uvicorn.protocols.http.h11_impl").H11Protocol
+
+    class ProblemProtocol(base):  # type: ignore[misc]
+        def send_400_response(self, msg: str) -> None:
+            self.transport.write(malformed_response(self.server_state.default_headers))
+            self.transport.close()
+
+    return ProblemProtocol
