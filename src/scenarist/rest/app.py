@@ -56,6 +56,9 @@ __all__ = ["Options", "RestServer"]
 
 PROMPT_LIMIT = 16 * 1024
 _BATCH = 500
+#: On shutdown sse-starlette cancels a stream after this; ours end before (``closing``),
+#: so each stream finishes its response instead of being cut.
+_STREAM_GRACE_S = 0.5
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -327,6 +330,7 @@ class RestServer:
                           errors={"Last-Event-ID": [f"must be at most {last}"]})
         return EventSourceResponse(self._stream(row.id, q.since, q.dialect),
                                    ping=self.options.heartbeat_s, sep="\n",
+                                   shutdown_grace_period=_STREAM_GRACE_S,
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 

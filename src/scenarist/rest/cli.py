@@ -20,6 +20,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from scenarist.scenario.cli_parser import add_defines, add_speed, speed_problem
@@ -154,21 +155,34 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     shown = f"[{host}]" if ":" in host else host
     print(f"listening on http://{shown}:{port}", flush=True)
     try:
-        await _closing_server_class(server)(config).serve(sockets=[sock])
+        closing = _closing_server_class(server, asyncio.get_running_loop())
+        await closing(config).serve(sockets=[sock])
     finally:
         await sessions.close()
         await store.close()
     return 0
 
 
-def _closing_server_class(server: Any) -> type[Any]:
-    """uvicorn's server that, when told to stop, first ends the SSE streams and the
-    sessions (uvicorn would wait for every open response, and a stream may never end)."""
+def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop) -> type[Any]:
+    """uvicorn's server that, as soon as it is told to stop, ends the SSE streams and the
+    sessions (uvicorn would wait for every open response, and a stream may never end; and
+    it notices a signal only at its next tick, late on a busy loop)."""
     from scenarist.llm.cli import _quiet_server_class
 
     class ClosingServer(_quiet_server_class()):  # type: ignore[misc]
+        closing: asyncio.Task[None] | None = None
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            loop.call_soon_threadsafe(self.close_app)
+
+        def close_app(self) -> asyncio.Task[None]:
+            if self.closing is None:
+                self.closing = loop.create_task(server.close())
+            return self.closing
+
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            await server.close()
+            await self.close_app()
             await super().shutdown(sockets)
 
     return ClosingServer
