@@ -9,6 +9,8 @@ from typing import Any
 
 from starlette.responses import Response
 
+from scenarist.errors import WireError
+
 __all__ = ["MEDIA_TYPE", "Problem", "problem_body", "problem_response"]
 
 MEDIA_TYPE = "application/problem+json"
@@ -24,8 +26,9 @@ _SLUGS = {400: "bad-request", 401: "unauthorized", 404: "not-found",
           429: "rate-limited", 500: "internal"}
 
 
-class Problem(Exception):
-    """A request the API refuses; the app answers it as problem+json."""
+class Problem(WireError):
+    """A request the API refuses (or, status 5xx, could not serve); the app answers it as
+    problem+json."""
 
     def __init__(self, status: int, detail: str, *,
                  errors: Mapping[str, Sequence[str]] | None = None,
