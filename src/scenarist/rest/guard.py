@@ -10,6 +10,7 @@ was sent yet).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -23,6 +24,10 @@ __all__ = ["Guard", "http_protocol", "log_internal"]
 _log = logging.getLogger("scenarist.rest")
 MALFORMED = ("the request is not valid HTTP/1.1 (request line, header or body framing); "
              "send it with an HTTP client")
+#: The most bytes a request line and its headers may take (docs/limits.md).
+HEAD_LIMIT = 1024 * 1024
+HEAD_TOO_LARGE = (f"the request line and headers are over {HEAD_LIMIT // 1024} KiB; "
+                  "send less in the URL and the headers")
 
 
 def log_internal(method: str, path: str, exc: BaseException) -> None:
@@ -58,10 +63,10 @@ class Guard:
                 await send({"type": "http.response.body", "body": body})
 
 
-def malformed_response(default_headers: list[tuple[bytes, bytes]]) -> bytes:
-    """The whole HTTP answer to a request the parser refused: a 400 problem, then close."""
-    body = orjson.dumps(problem_body(Problem(400, MALFORMED)))
-    lines = [b"HTTP/1.1 400 Bad Request"]
+def refusal(problem: Problem, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The whole HTTP answer to a request refused before the app saw it, then close."""
+    body = orjson.dumps(problem_body(problem))
+    lines = [f"HTTP/1.1 {problem.status} {problem.title}".encode()]
     lines += [name + b": " + value for name, value in default_headers]
     lines += [b"content-type: " + MEDIA_TYPE.encode(),
               b"content-length: " + str(len(body)).encode(), b"connection: close"]
@@ -70,7 +75,9 @@ def malformed_response(default_headers: list[tuple[bytes, bytes]]) -> bytes:
 
 def http_protocol() -> type[Any]:
     """uvicorn's fastest HTTP protocol (httptools, else h11), answering unparsable requests
-    with a problem+json 400 (uvicorn's own answer is ``text/plain``)."""
+    with a problem+json 400 (uvicorn's own answer is ``text/plain``) and a request line and
+    headers over :data:`HEAD_LIMIT` with a 431 (httptools has no limit of its own; h11
+    refuses past 16 KiB, a 400)."""
     import importlib
 
     try:
@@ -80,8 +87,46 @@ def http_protocol() -> type[Any]:
         base = importlib.import_module("uvicorn.protocols.http.h11_impl").H11Protocol
 
     class ProblemProtocol(base):  # type: ignore[misc]
+        in_head, head_bytes, refused = True, 0, False
+
+        def refuse(self, problem: Problem) -> None:
+            """Answer, then read and drop what the client still sends for a moment before
+            closing: closing with unread data resets the connection, and the client loses
+            the answer with it."""
+            self.refused = True
+            cycle = self.cycle  # a request before it on this connection is still answering:
+            if cycle is not None and not cycle.response_complete:  # it writes no more
+                cycle.disconnected = True
+                cycle.message_event.set()
+            if hasattr(self, "pipeline"):
+                self.pipeline.clear()
+            self.transport.write(refusal(problem, self.server_state.default_headers))
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            asyncio.get_running_loop().call_later(1.0, self.transport.close)
+
         def send_400_response(self, msg: str) -> None:
-            self.transport.write(malformed_response(self.server_state.default_headers))
-            self.transport.close()
+            self.refuse(Problem(400, MALFORMED))
+
+        def data_received(self, data: bytes) -> None:
+            if self.refused:
+                return
+            # counted by read: a read is at most 256 KiB, so the head and body of a request
+            # may share the first read, and a head over the limit takes several
+            if self.in_head:
+                self.head_bytes += len(data)
+                if self.head_bytes > HEAD_LIMIT:
+                    self.in_head = False
+                    self.refuse(Problem(431, HEAD_TOO_LARGE))
+                    return
+            super().data_received(data)
+
+        def on_message_begin(self) -> None:
+            self.in_head, self.head_bytes = True, 0
+            super().on_message_begin()
+
+        def on_headers_complete(self) -> None:
+            self.in_head = False
+            super().on_headers_complete()
 
     return ProblemProtocol

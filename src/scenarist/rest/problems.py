@@ -19,11 +19,12 @@ _TYPE = "https://scenarist.dev/problems/"
 _TITLES = {400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
            405: "Method Not Allowed", 406: "Not Acceptable", 409: "Conflict", 410: "Gone",
            413: "Payload Too Large", 415: "Unsupported Media Type",
-           422: "Validation Failed", 429: "Too Many Requests", 500: "Internal Server Error"}
+           422: "Validation Failed", 429: "Too Many Requests",
+           431: "Request Header Fields Too Large", 500: "Internal Server Error"}
 _SLUGS = {400: "bad-request", 401: "unauthorized", 404: "not-found",
           405: "method-not-allowed", 406: "not-acceptable", 409: "conflict", 410: "gone",
           413: "payload-too-large", 415: "unsupported-media-type", 422: "validation",
-          429: "rate-limited", 500: "internal"}
+          429: "rate-limited", 431: "header-too-large", 500: "internal"}
 
 
 class Problem(WireError):
