@@ -90,6 +90,7 @@ class RestServer:
     options: Options = field(default_factory=Options)
     buckets: dict[str, _Bucket] = field(default_factory=dict)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
+    _closed: asyncio.Future[None] | None = None  # done at close: what streams wait on
 
     def __post_init__(self) -> None:
         middleware = []
@@ -108,6 +109,8 @@ class RestServer:
         """Shutting down: open SSE streams end now (an endless stream must not hold the
         process) and every session stops playing at once."""
         self.closing.set()
+        if self._closed is not None and not self._closed.done():
+            self._closed.set_result(None)
         await self.sessions.halt()
 
     @property
@@ -369,13 +372,13 @@ class RestServer:
 
     async def _wait(self, sid: str, last: int) -> None:
         """Wait for the store to report news of ``sid``, or for the server to close."""
+        if self._closed is None:
+            self._closed = asyncio.get_running_loop().create_future()
         news = asyncio.ensure_future(self.store.wait(sid, last, self.options.heartbeat_s))
-        closing = asyncio.ensure_future(self.closing.wait())
         try:
-            await asyncio.wait((news, closing), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((news, self._closed), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (news, closing):
-                task.cancel()
+            news.cancel()
 
     async def _event_page(self, row: SessionRow, types: Sequence[str], since: int,
                           until: int | None, page: int, per_page: int, descending: bool,
