@@ -85,6 +85,11 @@ def _headers(rng: random.Random) -> dict[str, str]:
         headers["authorization"] = rng.choice(["", "Bearer", "ApiKey x", "Basic Zm9v"])
     if rng.random() < 0.05:
         headers["x-junk"] = "y" * rng.choice([1, 1000, 8000])
+    if rng.random() < 0.15:  # a CORS preflight or a cross-origin request
+        headers["origin"] = rng.choice(["http://localhost:3000", "http://evil", "null", ""])
+        if rng.random() < 0.7:
+            headers["access-control-request-method"] = rng.choice(["POST", "PUT", "", "GET"])
+            headers["access-control-request-headers"] = rng.choice(["", "content-type", "x-e"])
     return headers
 
 

@@ -34,7 +34,8 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[RunningServer]:
-    with rest_server("--speed", "0.02", "--max-sessions", "300") as srv:
+    with rest_server("--speed", "0.02", "--max-sessions", "300",
+                     "--cors", "http://localhost:3000") as srv:
         yield srv
 
 

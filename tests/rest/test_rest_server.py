@@ -233,6 +233,11 @@ def test_api_key_cors_and_rate_limit() -> None:
                                                          "origin": "http://localhost:3000"})
             assert ok.status_code == 200
             assert ok.headers["access-control-allow-origin"] == "http://localhost:3000"
+        preflight = {"access-control-request-method": "POST"}
+        assert client.options(f"{API}/tasks", headers={
+            **preflight, "origin": "http://localhost:3000"}).status_code == 200
+        refused = client.options(f"{API}/tasks", headers={**preflight, "origin": "http://evil"})
+        assert "Disallowed CORS origin" in str(problem(refused, 400)["detail"])
         auth = {"authorization": "Bearer s3cret"}
         codes = [client.post(f"{API}/tasks", json={"prompt": "Fix the failing test"},
                              headers=auth).status_code for _ in range(4)]

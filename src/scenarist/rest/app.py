@@ -22,13 +22,12 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
-from scenarist.rest.guard import Guard, log_internal
+from scenarist.rest.guard import Guard, ProblemCORS, log_internal
 from scenarist.rest.problems import Problem, problem_response
 from scenarist.rest.render import (
     API,
@@ -96,7 +95,7 @@ class RestServer:
         middleware = []
         if self.options.cors:
             middleware.append(Middleware(
-                CORSMiddleware, allow_origins=list(self.options.cors),
+                ProblemCORS, allow_origins=list(self.options.cors),
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["authorization", "content-type", "last-event-id",
                                "idempotency-key", "x-scenario-name"],

@@ -1,11 +1,12 @@
 """No request ends in a traceback or in an answer that is not problem+json.
 
-Two places answer a request before, or after, the routes do: uvicorn's HTTP parser (a
-request line or header it cannot parse gets its own ``text/plain`` 400) and the ASGI stack
-(an exception that escapes it is logged with a traceback by both Starlette and uvicorn).
-:func:`http_protocol` gives uvicorn a protocol whose 400 is problem+json; :class:`Guard`
-wraps the app so that an escaped exception is one log line (and a 500 problem when nothing
-was sent yet).
+Three places answer a request before, or after, the routes do: uvicorn's HTTP parser (a
+request line or header it cannot parse gets its own ``text/plain`` 400), Starlette's CORS
+layer (a refused preflight is a ``text/plain`` 400) and the ASGI stack (an exception that
+escapes it is logged with a traceback by both Starlette and uvicorn). :func:`http_protocol`
+gives uvicorn a protocol whose refusals are problem+json; :class:`ProblemCORS` does the same
+for preflights; :class:`Guard` wraps the app so that an escaped exception is one log line
+(and a 500 problem when nothing was sent yet).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ import logging
 from typing import Any
 
 import orjson
+from starlette.datastructures import Headers
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body
+from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body, problem_response
 
-__all__ = ["Guard", "http_protocol", "log_internal"]
+__all__ = ["Guard", "ProblemCORS", "http_protocol", "log_internal"]
 
 _log = logging.getLogger("scenarist.rest")
 MALFORMED = ("the request is not valid HTTP/1.1 (request line, header or body framing); "
@@ -61,6 +65,21 @@ class Guard:
                             "headers": [(b"content-type", MEDIA_TYPE.encode()),
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
+
+
+class ProblemCORS(CORSMiddleware):
+    """Starlette's CORS layer, whose refused preflight (a ``text/plain`` 400) is a problem."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        reason = bytes(response.body).decode()
+        headers = {k: v for k, v in response.headers.items()
+                   if k not in ("content-type", "content-length")}
+        return problem_response(Problem(
+            response.status_code, f"{reason}: this server allows the origins given to --cors "
+            "and the methods and headers listed in access-control-allow-*", headers=headers))
 
 
 def refusal(problem: Problem, default_headers: list[tuple[bytes, bytes]]) -> bytes:
