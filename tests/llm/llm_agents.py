@@ -11,7 +11,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from scenarist.llm.process import stop_group
 
@@ -51,17 +51,25 @@ def codex(
     prompt: str,
     workdir: Path,
     home: Path,
-    model: str = "gpt-5.5",
+    model: str | None = "gpt-5.5",
     resume: bool = False,
     config: Sequence[str] = (),
+    provider: Literal["custom", "builtin"] = "custom",
 ) -> subprocess.CompletedProcess[str]:
-    """Codex CLI with a custom Responses provider pointing at ``url`` (``resume``: ``codex
-    exec resume --last``, the most recent session in ``home``; ``config``: more ``-c``
-    settings, e.g. ``model_reasoning_summary=auto``)."""
-    provider = (
-        f'model_providers.mock={{name="mock",base_url="{url}/v1",'
-        'wire_api="responses",env_key="OPENAI_API_KEY"}'
-    )
+    """Codex CLI against ``url``: through a custom Responses provider, or (``builtin``) the
+    built-in OpenAI provider's ``openai_base_url`` (``model=None``: Codex's default model,
+    which runs in code mode; ``resume``: ``codex exec resume --last``, the most recent
+    session in ``home``; ``config``: more ``-c`` settings, e.g.
+    ``model_reasoning_summary=auto``)."""
+    if provider == "custom":
+        endpoint = [
+            "model_provider=mock",
+            f'model_providers.mock={{name="mock",base_url="{url}/v1",'
+            'wire_api="responses",env_key="OPENAI_API_KEY"}',
+        ]
+    else:
+        endpoint = [f'openai_base_url="{url}/v1"']
+    settings = [*endpoint, *([f"model={model}"] if model else []), *config]
     argv = [
         str(BIN / "codex"),
         "exec",
@@ -69,13 +77,7 @@ def codex(
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
-        "-c",
-        "model_provider=mock",
-        "-c",
-        f"model={model}",
-        "-c",
-        provider,
-        *[arg for setting in config for arg in ("-c", setting)],
+        *[arg for setting in settings for arg in ("-c", setting)],
         prompt,
     ]
     return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})

@@ -49,6 +49,7 @@ __all__ = [
     "AcpTestReport",
     "Check",
     "format_report",
+    "junit_text",
     "run_report",
     "run_test",
     "write_junit",
@@ -546,13 +547,26 @@ def write_transcript(report: AcpTestReport, path: Path) -> None:
 
 
 def write_junit(report: AcpTestReport, path: Path) -> None:
-    failures = sum(not c.ok for c in report.checks)
-    suite = ET.Element("testsuite", name=f"acp-test {report.scenario}",
-                       tests=str(len(report.checks)), failures=str(failures))
-    for check in report.checks:
-        case = ET.SubElement(suite, "testcase", classname=report.scenario, name=check.name)
-        if not check.ok:
-            failure = ET.SubElement(case, "failure", message=check.problems[0])
-            failure.text = "\n".join(check.problems)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    path.write_text(junit_text([report]), encoding="utf-8")
 
+
+def junit_text(reports: list[AcpTestReport]) -> str:
+    """JUnit XML: a suite per scenario, a case per check; a failure carries every problem
+    and the agent's last stderr lines (what a CI page needs to see why)."""
+    failed = sum(not c.ok for r in reports for c in r.checks)
+    root = ET.Element("testsuites", name="scenarist acp-test",
+                      tests=str(sum(len(r.checks) for r in reports)), failures=str(failed))
+    for report in reports:
+        suite = ET.SubElement(root, "testsuite", name=f"acp-test {report.scenario}",
+                              tests=str(len(report.checks)),
+                              failures=str(sum(not c.ok for c in report.checks)))
+        for check in report.checks:
+            case = ET.SubElement(suite, "testcase", classname=report.scenario, name=check.name)
+            if not check.ok:
+                failure = ET.SubElement(case, "failure", message=check.problems[0][:500])
+                text = list(check.problems)
+                if report.agent_stderr:
+                    text += ["", "--- agent stderr (last lines)", *report.agent_stderr[-20:]]
+                failure.text = "\n".join(text)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, "unicode") + "\n"

@@ -67,6 +67,7 @@ from scenarist.llm.render import estimate_tokens, render_turn
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
+from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
@@ -175,7 +176,7 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
-                       whole_files=self.conv.client == "aider-whole")
+                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice)
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -187,7 +188,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client)
+                self.thinking, c.previous, c.client, c.choice)
 
 
 class _Rejected(WireError):
@@ -520,8 +521,12 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     """The request body as a conversation, validated in the API's own terms."""
     try:
         conv = read_request(request.api, body)
+        choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
+    if choice is not AUTO:
+        conv = conv._replace(choice=choice)
+        notes["tool_choice"] = choice.name or choice.mode
     notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
@@ -532,8 +537,10 @@ def is_side_request(conv: Conversation, profile: Profile, turn: ModelTurn) -> bo
     """A request that declares no tools where the scenario calls some (opencode's title
     request, Claude Code's quota check) is not the agent's conversation: it gets the turn's
     text and no tool calls, runs no asserts, and moves nothing (position is derived from each
-    request alone). aider declares no tools either, but takes its edits as text."""
-    return bool(turn.actions) and not conv.tools and profile != "aider"
+    request alone). aider declares no tools either, but takes its edits as text. A request
+    with ``tool_choice: none`` is answered the same way: the turn's text, no calls."""
+    return bool(turn.actions) and ((not conv.tools and profile != "aider")
+                                   or conv.choice.mode == "none")
 
 
 def anchored(conv: Conversation, script: Script, notes: Notes) -> Conversation:

@@ -27,6 +27,7 @@ from scenarist.json_kind import json_kind
 from scenarist.llm.aider import edit_format
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
+from scenarist.llm.tool_choice import AUTO, ToolChoice
 
 Api = Literal["chat", "responses", "messages"]
 Profile = Literal["claude", "codex", "openai", "opencode", "aider"]
@@ -68,6 +69,7 @@ class Conversation(NamedTuple):
     one_call: bool = False  # parallel tool calls refused: one call per answer
     previous: str | None = None  # the answer this request continues (server-side state)
     client: str | None = None  # a client recognised by its instructions (client_hint)
+    choice: ToolChoice = AUTO  # tool_choice (set by the answer step that reads the request)
 
     @property
     def first_prompt(self) -> str | None:

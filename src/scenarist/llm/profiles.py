@@ -38,6 +38,7 @@ from scenarist.errors import ScenaristError
 from scenarist.llm.aider import file_listing, search_replace, shell_block
 from scenarist.llm.conversation import Profile, ToolDecl
 from scenarist.llm.script import Action, EditAction
+from scenarist.llm.tool_choice import AUTO, ToolChoice
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
 from scenarist.scenario.tools import (
     BashOutput,
@@ -83,6 +84,7 @@ class Context(NamedTuple):
     decls: tuple[ToolDecl, ...] = ()  # the declared tools with their parameters
     side: bool = False  # a side request (no tools declared): the turn's text, no calls
     whole_files: bool = False  # aider's ``whole`` edit format: file changes as whole files
+    choice: ToolChoice = AUTO  # the request's tool_choice: a forced tool carries every call
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
@@ -363,7 +365,7 @@ def render_action(action: Action, ctx: Context) -> Call:
         return aider_text(action, ctx)
     if ctx.profile in ("claude", "codex"):
         call = _profile_call(action, ctx)
-        if not ctx.decls or call.name in ctx.tools:
+        if (not ctx.decls or call.name in ctx.tools) and ctx.choice.name in (None, call.name):
             return call
     return fit_action(action, ctx)
 
@@ -391,10 +393,16 @@ def fit_action(action: Action, ctx: Context) -> Call:
     """``action`` as a call of the declared tool that carries it, trying its fallbacks in
     order (an edit: an edit tool, a write of the whole file, a shell here-document)."""
     label, needs = _needs(action, ctx)
+    forced = ctx.choice.name
+    decls = [d for d in ctx.decls if d.name == forced] if forced else ctx.decls
     for need in needs:
-        fitted = fit(need, ctx.decls)
+        fitted = fit(need, decls, forced=forced is not None)
         if fitted is not None:
             return Call(fitted.name, _json(fitted.args))
+    if forced:
+        raise FitError(f"it calls {label}, but the request's tool_choice forces {forced!r}, "
+                       "whose schema cannot carry it; make the scenario's arguments fit "
+                       f"{forced}'s parameters or let the client send tool_choice auto")
     raise FitError(no_fit_message(f"it calls {label}", needs, ctx.decls))
 
 

@@ -17,6 +17,7 @@ from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script, TimedText
 from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
+from scenarist.llm.tool_fit import FitError
 from scenarist.wire import (
     Finish,
     MessageStart,
@@ -75,6 +76,10 @@ def render_turn(
     actions = turn.actions[ref.part : ref.part + 1] if one_call else turn.actions
     rendered = () if ctx.side else tuple(render_action(a, ctx) for a in actions)
     calls = tuple(c for c in rendered if c.kind != "text")
+    if ctx.choice.must_call and not calls and not ctx.side:
+        raise FitError(f"the request's tool_choice {ctx.choice.describe()}, so the answer "
+                       "must call a tool, but this turn calls none; script a tool call here "
+                       "(agentToolUse) or let the client send tool_choice auto")
     first = ref.part == 0
     texts = answer_text(turn, script, ctx.side, [c for c in rendered if c.kind == "text"],
                         with_turn_text=first)

@@ -1,9 +1,9 @@
 """``scenarist rest``: serve Agent Harbor's REST API with SSE session streams, played from
 scenarios.
 
-    scenarist rest --scenario PATH... [--host 127.0.0.1] [--port 38180]
+    scenarist rest --scenario PATH... [--tag TAG ...] [--host 127.0.0.1] [--port 38180]
                    [--store sqlite:// | sqlite:///FILE | redis://HOST:PORT/N]
-                   [--speed F | --scenario-speed F] [--define K=V | --scenario-define K=V ...]
+                   [--speed F | --scenario-speed F] [--scenario-define K=V | --define K=V ...]
                    [--cors ORIGIN ...] [--api-key KEY] [--dialect typed|webui]
                    [--heartbeat S] [--rate-limit N] [--lease-ms MS] [--max-sessions N]
 
@@ -23,27 +23,36 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from scenarist.scenario.cli_parser import add_defines, add_speed, speed_problem
+from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    Parser,
+    add_scenario,
+    add_scenario_options,
+    add_tags,
+    run,
+    select_tags,
+    speed_problem,
+)
 
 DEFAULT_PORT = 38180
 MAX_SESSIONS = 1000
 SHUTDOWN_GRACE_S = 0.5  # open connections get this long once streams have ended
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def parser() -> Parser:
+    p = Parser(
         prog="scenarist rest",
         description="Serve Agent Harbor's REST API; every task plays a scenario as a session "
         "whose events stream over SSE.")
-    p.add_argument("--scenario", action="append", required=True, metavar="PATH",
-                   help="scenario file or directory (repeatable)")
+    add_scenario(p)
+    add_tags(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port; 0 picks a free one (default {DEFAULT_PORT})")
     p.add_argument("--store", default="sqlite://", metavar="URL",
                    help="sqlite:// (memory, default), sqlite:///FILE or redis://HOST:PORT/N")
-    add_speed(p)
-    add_defines(p)
+    add_scenario_options(p, "--scenario-speed")
     p.add_argument("--cors", nargs="+", action="extend", default=[], metavar="ORIGIN",
                    help="allow these browser origins (CORS is off unless named)")
     p.add_argument("--api-key", metavar="KEY",
@@ -83,31 +92,38 @@ def argument_problem(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    return run(parser(), list(sys.argv[1:] if argv is None else argv), _start)
+
+
+def _start(args: argparse.Namespace) -> int:
+    """Exit 2 for what the command line or its input gets wrong (docs/cli.md), 1 when the
+    port or the store cannot be used, else serve until stopped (0)."""
     problem = argument_problem(args)
     if problem is not None:
         print(f"scenarist rest: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    missing = [p for p in args.scenario if not Path(p).exists()]
+    if missing:
+        print(f"scenarist rest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
     from scenarist.rest.store import StoreUrlError, open_store
     from scenarist.scenario import ScenarioError, load_scenarios, parse_defines
 
     try:
         store = open_store(args.store)
-        scenarios = load_scenarios([Path(p) for p in args.scenario],
-                                   defines=parse_defines(list(args.define)))
-    except (StoreUrlError, ValueError) as exc:
+        scenarios = select_tags(load_scenarios([Path(p) for p in args.scenario],
+                                               defines=parse_defines(list(args.define))),
+                                args.tags)
+    except (StoreUrlError, ValueError, ScenarioError) as exc:  # ValueError: a define, a tag
         print(f"scenarist rest: {exc}", file=sys.stderr)
-        return 2
-    except ScenarioError as exc:
-        print(f"scenarist rest: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     except OSError as exc:
         print(f"scenarist rest: cannot read scenarios: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     if not scenarios:
         print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
               "scenario files or directories that contain *.yaml files", file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     from scenarist.llm.cli import bind
 
     try:
@@ -115,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"scenarist rest: cannot listen on {args.host}:{args.port}: "
               f"{exc.strerror or exc}; pick another --port (0 = any free port)", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     return asyncio.run(serve(scenarios, store, sock, args))
 
 
@@ -139,7 +155,7 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
         await store.open()
     except Exception as exc:  # a store that cannot be reached is the user's to fix
         print(f"scenarist rest: cannot open the store {args.store}: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     sessions = Sessions(store, plans, clock=RealClock(), speed=clamp_speed(args.speed),
                         lease_ms=args.lease_ms)
     options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
