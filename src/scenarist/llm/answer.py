@@ -70,7 +70,13 @@ from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
+from scenarist.wire import (
+    WireApi,
+    encode_body,
+    encode_stream,
+    error_body,
+    scripted_error_fields,
+)
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
@@ -118,6 +124,15 @@ class Rejection(NamedTuple):
     def scripted(self) -> bool:
         """A scripted error (the scenario's), not the server's own refusal."""
         return self.served_error is not None
+
+    def body(self, api: WireApi) -> dict[str, Any]:
+        """The API's own error body; ``details`` go in its error object (both APIs' error
+        objects take extra fields, which the official SDKs keep)."""
+        body = error_body(api, self.status, self.message, type=self.type, code=self.code,
+                          param=self.param)
+        if self.details is not None:
+            body["error"]["details"] = self.details
+        return body
 
 
 class Batch(NamedTuple):
