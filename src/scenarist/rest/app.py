@@ -26,6 +26,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
 from scenarist.rest.guard import Guard, ProblemCORS, log_internal
 from scenarist.rest.problems import Problem, problem_response
@@ -70,7 +71,7 @@ class Options:
     dialect: Dialect = "typed"
     body_limit: int = 1024 * 1024
     rate_per_minute: int = 0  # 0: no limit
-    max_sessions: int = 1000  # sessions this replica plays at once (docs/limits.md)
+    max_sessions: int = MAX_SESSIONS  # sessions this replica plays at once (docs/limits.md)
     version: str = "0"
 
 
