@@ -101,8 +101,7 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
     planned: list[Planned] = []
     status = ""
     beats = timeline.beats
-    last = max((n for n, b in enumerate(beats) if next(beat_events(b), None) is not None),
-               default=-1)
+    last = max((n for n, b in enumerate(beats) if _plays(b)), default=-1)
     for n, beat in enumerate(beats):
         for body in _with_failure(beat, n == last):
             kind = body["type"]
@@ -129,6 +128,12 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
     end = max(timeline.duration_ms, planned[-1].at_ms if planned else 0)
     planned.append(Planned(end, _status("completed"), "status"))
     return tuple(planned)
+
+
+def _plays(beat: Beat) -> bool:
+    """Whether ``beat`` is part of the session (harness items, shown as debug logs, and
+    beats with no event are not): after the last one, an ``error`` fails the session."""
+    return any(not (b["type"] == "log" and b["level"] == "debug") for b in beat_events(beat))
 
 
 def _with_failure(beat: Beat, last: bool) -> Iterator[Body]:
