@@ -71,7 +71,7 @@ def codex(
         endpoint = [f'openai_base_url="{url}/v1"']
     settings = [*endpoint, *([f"model={model}"] if model else []), *config]
     argv = [
-        str(BIN / "codex"),
+        str(node_bin("codex")),
         "exec",
         *(["resume", "--last"] if resume else []),
         "--json",
@@ -89,7 +89,7 @@ def claude(
     """Claude Code in print mode against ``url``, allowed to run Bash and edit files
     (``flags``: more options, e.g. ``--continue``)."""
     argv = [
-        str(BIN / "claude"),
+        str(node_bin("claude")),
         "-p",
         prompt,
         "--output-format",
@@ -137,10 +137,13 @@ def jsonl(text: str) -> list[dict[str, Any]]:
 
 
 def node_bin(name: str) -> Path:
-    """A pinned npm CLI: tests/node's, or one in ``$SCENARIST_NODE_BIN`` (a folder of a
-    private install, for trying a new pin before tests/node has it)."""
+    """A pinned npm CLI: tests/node's, or one in ``$SCENARIST_NODE_BIN`` when that folder has
+    it (a private install: the newest releases, ``SCENARIST_AGENTS=latest bash scripts/test``,
+    or a new pin tried before tests/node has it)."""
     override = os.environ.get("SCENARIST_NODE_BIN")
-    return Path(override) / name if override else BIN / name
+    if override and (Path(override) / name).exists():
+        return Path(override) / name
+    return BIN / name
 
 
 AIDER_VENV = REPO / ".venv-aider"  # aider-chat's pins conflict with ours: scripts/test makes it

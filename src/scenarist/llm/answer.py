@@ -36,6 +36,7 @@ import orjson
 
 from scenarist.errors import WireError
 from scenarist.llm.checks import Result, failures, run_check
+from scenarist.llm.code_mode import WAIT
 from scenarist.llm.continuation import (
     ContinuationError,
     ThreadFields,
@@ -63,7 +64,7 @@ from scenarist.llm.position import (
     locate,
 )
 from scenarist.llm.profiles import Context, EditError
-from scenarist.llm.render import estimate_tokens, render_turn
+from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
@@ -230,14 +231,19 @@ def encode_turn(r: Rendering) -> Encoded:
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
+    return encode_events(r.api, r.conv, rendered, r.created)
+
+
+def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int) -> Encoded:
+    """A rendered answer encoded for ``api``, streamed when the request asks (pure)."""
     calls = tuple(c.name for c in rendered.calls)
     end_ms = max((e.at_ms for e in rendered.events), default=0)
-    echo = _echo(r.conv) if r.api == "responses" else None
-    if r.conv.stream:
-        frames = encode_stream(WIRE[r.api], rendered.events, include_usage=r.conv.include_usage,
-                               created=r.created, echo=echo)
+    echo = _echo(conv) if api == "responses" else None
+    if conv.stream:
+        frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
+                               created=created, echo=echo)
         return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
-    _status, out = encode_body(WIRE[r.api], rendered.events, created=r.created, echo=echo)
+    _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
 
 
@@ -385,6 +391,11 @@ class Answerer:
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
+            # a cell still running is waited on (a continued request may not declare again
+            # the code-mode tools its conversation declared)
+            if conv.running_cell is not None and (WAIT in conv.tool_names or previous):
+                return self.wait(request, conv, previous or cell_ref(script, position, ref),
+                                 notes)
             side = is_side_request(conv, profile, turn)
             if side:
                 notes["side_request"] = True
@@ -416,6 +427,18 @@ class Answerer:
             return _refused_continuation(exc, notes)
         except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
             return Rejection(403, f"scenarist: {exc}", notes=notes)
+
+    def wait(self, request: ModelRequest, conv: Conversation, ref: TurnRef,
+             notes: Notes) -> Answer:
+        """Codex's code mode: a cell that yielded while still running is waited on before
+        the scenario goes on (its asserts are due once the cell is done)."""
+        assert conv.running_cell is not None
+        notes["waits_on_cell"] = conv.running_cell
+        rendered = render_wait(conv.running_cell, conv.waits, model=conv.model,
+                               input_tokens=estimate_tokens(len(request.raw)), ref=ref)
+        encoded = encode_events(request.api, conv, rendered, request.created)
+        notes["calls"] = list(encoded.calls)
+        return Answer(encoded, notes, True)
 
     def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
@@ -545,6 +568,8 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
+    if conv.cell_error is not None:  # Codex code mode: the last cell's script failed
+        notes["cell_error"] = conv.cell_error
     return conv
 
 
@@ -583,6 +608,19 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
     if position.part:
         notes["part"] = position.part
     return position
+
+
+def cell_ref(script: Script, position: Position, ref: TurnRef) -> TurnRef:
+    """The answer whose ``exec`` cell is still running: the call made just before
+    ``position`` (so that an answer continuing from a ``wait`` on it moves on to
+    ``position``, see :func:`scenarist.llm.position.continue_from`)."""
+    if position.part:
+        return ref._replace(part=position.part - 1)
+    for turn in reversed(script.segments[position.segment].turns[:position.step]):
+        if turn.actions:
+            return ref._replace(turn=turn.index,
+                                part=len(turn.actions) - 1 if ref.one_call else 0)
+    return ref
 
 
 def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,

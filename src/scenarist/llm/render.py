@@ -9,9 +9,11 @@ response; reasoning that is not shown is not counted in the usage either.
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from scenarist.llm.code_mode import WAIT
 from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
@@ -33,6 +35,7 @@ from scenarist.wire import (
 )
 
 CHUNK_CHARS = 16
+WAIT_CALL_IDS = 1 << 20  # call ids of ``wait`` calls: past any turn's own calls
 
 
 class Rendered(NamedTuple):
@@ -117,6 +120,23 @@ def render_turn(
     )
     events.append(Finish(usage=usage, at_ms=end))
     return Rendered(tuple(events), calls)
+
+
+def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: TurnRef) -> Rendered:
+    """Codex's code mode: the answer to an ``exec`` cell that yielded while still running is
+    a ``wait`` on it (a real model resumes the cell before it goes on). ``ref`` is the turn
+    whose cell it is; ``waits`` (the ``wait`` calls already made) keeps each call id new."""
+    cid = call_id("call_", ref, WAIT_CALL_IDS + waits)
+    arguments = json.dumps({"cell_id": cell})
+    events: tuple[WireEvent, ...] = (
+        MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens),
+        ToolCallStart(cid, WAIT, "function", at_ms=0),
+        ToolCallDelta(cid, arguments, at_ms=0),
+        ToolCallEnd(cid, at_ms=0),
+        Finish(usage=Usage(input_tokens=input_tokens,
+                           output_tokens=estimate_tokens(len(arguments) + len(WAIT))), at_ms=0),
+    )
+    return Rendered(events, (Call(WAIT, arguments),))
 
 
 def answer_text(turn: ModelTurn, script: Script, side: bool, text_calls: Sequence[Call],
