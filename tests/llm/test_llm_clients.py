@@ -101,7 +101,8 @@ def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any)
         an.messages.create(model="m", max_tokens=100, messages=messages, tools=tools)
     assert limited.value.body == {
         "type": "error",
-        "error": {"type": "rate_limit_error", "message": "Rate limit reached for requests."},
+        "error": {"type": "rate_limit_error", "message": "Rate limit reached for requests.",
+                  "details": {"limit": 10, "window": "1m"}},
     }
     assert limited.value.response.headers["retry-after"] == "0.1"
     assert "x-should-retry" not in limited.value.response.headers
@@ -119,6 +120,9 @@ def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any)
         oa.chat.completions.create(model="m", messages=chat, tools=OA_TOOLS)
     assert (oa_limited.value.type, oa_limited.value.code) == ("requests", "rate_limit_exceeded")
     assert oa_limited.value.message.endswith("Rate limit reached for requests.")
+    assert oa_limited.value.body == {  # the error object, with the scenario's details
+        "message": "Rate limit reached for requests.", "type": "requests", "param": None,
+        "code": "rate_limit_exceeded", "details": {"limit": 10, "window": "1m"}}
 
 
 def test_scripted_overload_is_the_apis_own_overload_error(url: Any) -> None:

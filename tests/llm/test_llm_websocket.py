@@ -116,6 +116,7 @@ def test_a_scripted_error_is_an_error_event_and_the_socket_goes_on(srv: Any) -> 
         assert error["type"] == "error" and error["status"] == 429
         assert error["error"]["code"] == "rate_limit_exceeded"
         assert error["error"]["message"] == "Rate limit reached for requests."
+        assert error["error"]["details"] == {"limit": 10, "window": "1m"}  # the scenario's
         assert error["headers"] == {"retry-after": "0.1"} == error["error"]["headers"]
         retried = _create(ws, input=FLAKY)  # the retry, on the same socket
     assert retried[-1]["type"] == "response.completed"

@@ -71,7 +71,13 @@ from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
+from scenarist.wire import (
+    WireApi,
+    encode_body,
+    encode_stream,
+    error_body,
+    scripted_error_fields,
+)
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
@@ -113,12 +119,21 @@ class Rejection(NamedTuple):
     notes: Mapping[str, Any] = MappingProxyType({})  # what was learned (read-only here)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
     code: str | None = None  # OpenAI's ``error.code``
-    details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
+    details: Any = None  # ``error.details`` (JSON): a scripted error's, or the server's own
 
     @property
     def scripted(self) -> bool:
         """A scripted error (the scenario's), not the server's own refusal."""
         return self.served_error is not None
+
+    def body(self, api: WireApi) -> dict[str, Any]:
+        """The API's own error body; ``details`` go in its error object (both APIs' error
+        objects take extra fields, which the official SDKs keep)."""
+        body = error_body(api, self.status, self.message, type=self.type, code=self.code,
+                          param=self.param)
+        if self.details is not None:
+            body["error"]["details"] = self.details
+        return body
 
 
 class Batch(NamedTuple):
@@ -197,16 +212,18 @@ class _Rejected(WireError):
 
     def __init__(self, status: int, message: str, *, type: str | None = None,
                  param: str | None = None, headers: Mapping[str, str] | None = None,
-                 served_error: ErrorKey | None = None, code: str | None = None) -> None:
+                 served_error: ErrorKey | None = None, code: str | None = None,
+                 details: Any = None) -> None:
         super().__init__(message)
         self.status, self.message, self.type, self.param = status, message, type, param
         self.headers = dict(headers or {})
         self.served_error = served_error
         self.code = code
+        self.details = details
 
     def rejection(self, notes: Notes) -> Rejection:
         return Rejection(self.status, self.message, self.type, self.param, self.headers, notes,
-                         self.served_error, self.code)
+                         self.served_error, self.code, self.details)
 
 
 def encode_turn(r: Rendering) -> Encoded:
@@ -622,7 +639,8 @@ def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,
         headers["retry-after"] = _seconds(err.retry_after_seconds)
     kind, code, param = scripted_error_fields(api, err.status, err.error_type, err.details)
     raise _Rejected(err.status, err.message, type=kind, code=code, param=param,
-                    headers=headers, served_error=(id(script), key, turn.index))
+                    headers=headers, served_error=(id(script), key, turn.index),
+                    details=err.details)
 
 
 def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Encoded) -> None:

@@ -52,7 +52,7 @@ from scenarist.llm.script import Script
 from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine
 from scenarist.play import Clock, RealClock, Schedule, pace
-from scenarist.wire import SSE_HEADERS, error_body
+from scenarist.wire import SSE_HEADERS
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
@@ -464,12 +464,8 @@ class MockModelServer:
     # ------------------------------------------------------------------ errors
 
     def _error(self, api: Api, reply: Rejection) -> Response:
-        body = error_body(WIRE[api], reply.status, reply.message, type=reply.type,
-                          code=reply.code, param=reply.param)
-        if reply.details is not None and api == "messages":
-            body["error"]["details"] = dict(reply.details)
         return Response(
-            orjson.dumps(body),
+            orjson.dumps(reply.body(WIRE[api])),
             status_code=reply.status,
             headers=reply.headers if reply.scripted else {**reply.headers, **NO_RETRY},
             media_type="application/json",

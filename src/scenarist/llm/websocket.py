@@ -34,7 +34,6 @@ from starlette.types import Message, Receive, Scope, Send
 
 from scenarist.llm.answer import WIRE, Batch, Rejection
 from scenarist.play import Schedule, pace
-from scenarist.wire import error_body
 
 if TYPE_CHECKING:
     from scenarist.llm.server import MockModelServer
@@ -154,8 +153,7 @@ def http_body(event: Mapping[str, Any], held: Held | None) -> dict[str, Any]:
 
 def error_event(reply: Rejection) -> bytes:
     """A rejection as the WebSocket ``error`` event (status and headers beside the body)."""
-    body = error_body(WIRE["responses"], reply.status, reply.message, type=reply.type,
-                      code=reply.code, param=reply.param)
+    body = reply.body(WIRE["responses"])
     event: dict[str, Any] = {"type": "error", "status": reply.status, **body}
     if reply.headers:  # Codex reads them beside the error, the OpenAI SDKs inside it
         event["headers"] = body["error"]["headers"] = dict(reply.headers)
