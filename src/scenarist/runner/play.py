@@ -179,6 +179,8 @@ def run_scenario(scenario: Scenario | str | os.PathLike[str],
     ``errors``), so a suite of scenarios always gets a full report.
     """
     opts = options or RunOptions()
+    if not opts.target.is_absolute():  # the program runs in the workspace: no relative paths
+        opts = dataclasses.replace(opts, target=opts.target.resolve())
     started = time.monotonic()
     if not isinstance(scenario, Scenario):
         try:
@@ -230,8 +232,13 @@ class _Run:
     # -- the run ---------------------------------------------------------------------
 
     def run(self, started: float) -> RunResult:
-        self.log_dir.mkdir(parents=True)
-        self.home.mkdir()
+        try:
+            self.log_dir.mkdir(parents=True)
+            self.home.mkdir()
+        except OSError as exc:
+            return _broken(self.scenario.name, self.options, f"cannot create the run's folder "
+                           f"{self.log_dir}: {exc.strerror or exc}; give --target a folder you "
+                           "can write to", started, self.scenario.source_path)
         for path in (self.workspace, self.home):
             self.replacements[str(path)] = "$" + path.name.upper()
             self.replacements[str(path.resolve())] = "$" + path.name.upper()
