@@ -28,7 +28,7 @@ played here.
 Directories (``target`` defaults to ``./target``)::
 
     target/tmp/<runner>/<scenario>/<profile>/screenshots/<label>.golden   goldens
-    target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid>/      this run's logs:
+    target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid, 7 digits>/   its logs:
         workspace/ home/ pty.log steps.jsonl commands/ result.json
 """
 
@@ -52,10 +52,11 @@ from scenarist.play import RealClock, Schedule, pace_sync
 from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
+from scenarist.runner.golden import golden_diff, golden_text
 from scenarist.runner.keys import KeyError_, parse_input
 from scenarist.runner.profile import TerminalProfile, load_profile
 from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
-from scenarist.runner.screen import ScreenCapture, golden_diff, golden_text
+from scenarist.runner.screen import ScreenCapture
 from scenarist.runner.sessions import SessionStore
 from scenarist.runner.terminal import Terminal, TerminalTimeout
 from scenarist.runner.workspace import (
@@ -210,11 +211,14 @@ class _Run:
         self.options = options
         self.profile = profile
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        self.log_dir = profile_dir(options, scenario.name, profile) / f"{stamp}-{os.getpid()}"
+        # the pid padded to its largest width: every run's paths have one length, so a TUI
+        # that cuts a line at the screen edge cuts it at the same place in each run
+        run_id = f"{stamp}-{os.getpid():07d}"
+        self.log_dir = profile_dir(options, scenario.name, profile) / run_id
         suffix = 1
         while self.log_dir.exists():
             suffix += 1
-            self.log_dir = self.log_dir.with_name(f"{stamp}-{os.getpid()}-{suffix}")
+            self.log_dir = self.log_dir.with_name(f"{run_id}-{suffix}")
         self.workspace = self.log_dir / "workspace"
         self.home = self.log_dir / "home"
         self.sessions = SessionStore(scenario.name)
@@ -239,9 +243,10 @@ class _Run:
             return _broken(self.scenario.name, self.options, f"cannot create the run's folder "
                            f"{self.log_dir}: {exc.strerror or exc}; give --target a folder you "
                            "can write to", started, self.scenario.source_path)
-        for path in (self.workspace, self.home):
-            self.replacements[str(path)] = "$" + path.name.upper()
-            self.replacements[str(path.resolve())] = "$" + path.name.upper()
+        for path, marker in ((self.workspace, "$WORKSPACE"), (self.home, "$HOME"),
+                             (self.log_dir, "$RUN"), (self.options.target, "$TARGET")):
+            self.replacements[str(path)] = marker
+            self.replacements[str(path.resolve())] = marker
         final: ScreenCapture | None = None
         exit_code: int | None = None
         leftover: list[int] = []
@@ -576,7 +581,8 @@ class _Run:
     def _screenshot(self, event: Screenshot, stamp: _Stamp) -> StepResult:
         capture = self._settled(f"the screen for screenshot {event.label!r}")
         path = golden_path(self.options, self.scenario.name, self.profile, event.label)
-        actual = golden_text(capture, self.replacements)
+        actual = golden_text(capture, self.replacements, (*self.scenario.screen_masks,
+                                                          *event.masks))
         path.parent.mkdir(parents=True, exist_ok=True)
         if self.options.update_golden or not path.exists():
             new = not path.exists()

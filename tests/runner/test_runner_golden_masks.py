@@ -1,0 +1,73 @@
+"""Goldens that hold still: the run's own paths and the scenario's masks taken out of screens
+drawn by the real emulator (pyte), with the styles after a replacement kept in place."""
+
+from __future__ import annotations
+
+import pyte
+
+from scenarist.runner.golden import GOLDEN_HEADER, golden_diff, golden_text
+from scenarist.runner.screen import ScreenCapture, capture_screen
+from scenarist.scenario import RegionMask, TextMask
+
+BOLD, GREEN, OFF = "\x1b[1m", "\x1b[32m", "\x1b[0m"
+
+
+def capture(data: str, width: int = 40, height: int = 3) -> ScreenCapture:
+    scr = pyte.Screen(width, height)
+    pyte.Stream(scr).feed(data)
+    return capture_screen(scr)
+
+
+def body(golden: str) -> list[str]:
+    return golden.splitlines()[1:]
+
+
+def test_a_regex_mask_makes_two_spinner_lines_one_golden() -> None:
+    """Claude Code's random verb and its elapsed time: masked, drawn plain, and the bold word
+    after them keeps its place in the golden although the verbs differ in length."""
+    masks = [TextMask(r"\w+ for \d+s", "[WORKED]")]
+    one = capture(f"{GREEN}✻ Brewed for 1s{OFF} · {BOLD}done{OFF}")
+    two = capture(f"{GREEN}✻ Churned for 12s{OFF} · {BOLD}done{OFF}")
+    assert golden_diff(golden_text(one), golden_text(two)) != ""  # what a user saw before
+    golden = golden_text(one, masks=masks)
+    assert golden == golden_text(two, masks=masks)
+    assert body(golden) == ["|✻ [WORKED] · done", "|", "|", "-- styles", "0 0-0 fg=green",
+                            "0 13-16 bold"]  # the masked words drawn plain
+
+
+def test_groups_in_replace_and_masks_in_order() -> None:
+    cap = capture("Worked for 3s • 14:02")
+    masks = [TextMask(r"(\d\d):(\d\d)", r"\g<1>h"), TextMask(r"\d+h", "[CLOCK]")]
+    assert body(golden_text(cap, masks=masks))[0] == "|Worked for 3s • [CLOCK]"
+
+
+def test_a_region_mask_hides_cells_and_their_looks_counting_from_the_edges() -> None:
+    cap = capture(f"top\r\n{GREEN}status 42%{OFF}  日本", width=16, height=2)
+    golden = golden_text(cap, masks=[RegionMask(rows=(-1, -1), columns=(7, -3))])
+    # cells 7..13 of the last row: "42%", two spaces and 日 (two cells), drawn plain
+    assert body(golden) == ["|top", "|status ░░░░░░░本", "-- styles", "1 0-5 fg=green"]
+
+
+def test_the_run_s_paths_also_where_a_tui_shortened_them() -> None:
+    workspace = "/tmp/target/tmp/claude/greeting_files/100x30/20261126T140830-0030527/workspace"
+    paths = {workspace: "$WORKSPACE", workspace.rsplit("/", 1)[0]: "$RUN"}
+    rows = [f"{GREEN}{workspace}{OFF} ok",
+            "cwd /…/greeting_files/100x30/20261126T140830-0030527/workspace",
+            "Ran mkdir -p /tmp/target/tmp/claude/greeting_files/1…",
+            "log at /tmp/target/tmp/claude/greeting_files/100x30/20261126T140830-0030527/x"]
+    cap = capture("\r\n".join(rows), width=100, height=4)
+    assert body(golden_text(cap, paths)) == [
+        "|$WORKSPACE ok", "|cwd $WORKSPACE…", "|Ran mkdir -p $WORKSPACE…", "|log at $RUN/x",
+        "-- styles", "0 0-9 fg=green"]
+
+
+def test_an_ellipsis_that_is_no_run_path_stays() -> None:
+    cap = capture("Thinking… /tmp is fine")
+    assert body(golden_text(cap, {"/tmp/target/run/workspace": "$WORKSPACE"}))[0] == \
+        "|Thinking… /tmp is fine"
+
+
+def test_without_masks_the_golden_is_the_screen_as_drawn() -> None:
+    cap = capture(f"{BOLD}a{OFF} 2025-01-02T03:04:05Z {GREEN}b{OFF}")
+    assert golden_text(cap) == (f"{GOLDEN_HEADER} 40x3\n|a [TIMESTAMP] b\n|\n|\n-- styles\n"
+                                "0 0-0 bold\n0 14-14 fg=green\n")
