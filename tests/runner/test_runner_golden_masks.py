@@ -71,3 +71,15 @@ def test_without_masks_the_golden_is_the_screen_as_drawn() -> None:
     cap = capture(f"{BOLD}a{OFF} 2025-01-02T03:04:05Z {GREEN}b{OFF}")
     assert golden_text(cap) == (f"{GOLDEN_HEADER} 40x3\n|a [TIMESTAMP] b\n|\n|\n-- styles\n"
                                 "0 0-0 bold\n0 14-14 fg=green\n")
+
+
+def test_a_run_path_wrapped_onto_the_next_row() -> None:
+    """Codex's status line wraps a long working folder at a slash; the rows then differ by
+    the run's id only, and the golden holds the marker instead."""
+    workspace = "/tmp/s/target/tmp/codex/greeting_files/100x30/20261126T141603-0023786/workspace"
+    rows = ["  mock-model default · /tmp/s/target/tmp/codex/",
+            "  greeting_files/100x30/20261126T141603-0023786/workspace",
+            "  ? for shortcuts"]
+    cap = capture("\r\n".join(rows), width=60, height=3)
+    assert body(golden_text(cap, {workspace: "$WORKSPACE", "/tmp/s/target": "$TARGET"})) == [
+        "|  mock-model default · $WORKSPACE", "|", "|  ? for shortcuts", "-- styles"]

@@ -14,8 +14,9 @@ What a golden leaves out, in this order (all pure, one row at a time):
 
 1. region masks (``rows`` × ``columns``, cells of the screen as drawn): each cell is ``░``;
 2. the built-in normalisers: the run's own paths (longest first, e.g. ``$WORKSPACE``), also
-   where a TUI shortened one with ``…`` (``/…/100x30/<run>/workspace``); ISO timestamps
-   (``[TIMESTAMP]``) and "5s ago" (``[TIME_AGO]``);
+   where a TUI shortened one with ``…`` (``/…/100x30/<run>/workspace`` → ``$WORKSPACE…``) or
+   wrapped it onto the next row (the head becomes the marker, the tail goes); ISO
+   timestamps (``[TIMESTAMP]``) and "5s ago" (``[TIME_AGO]``);
 3. the scenario's regex masks, in order, on the text as 2 left it: a match becomes
    ``replace`` (``\\1`` and ``\\g<name>`` name groups).
 
@@ -75,6 +76,7 @@ def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {},
     rules = [*_builtin_rules(replacements),
              *(_regex_rule(m.regex, m.replace) for m in masks if isinstance(m, TextMask))]
     regions = [m for m in masks if isinstance(m, RegionMask)]
+    wrapped = _wrapped_paths(capture.rows, replacements)
     by_row = styles_by_row(capture.styles)
     rows: list[str] = []
     styles: list[StyleRun] = []
@@ -82,11 +84,13 @@ def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {},
         runs = by_row.get(y, [])
         masked = _masked_columns(regions, y, capture.width, capture.height)
         found = [spans for rule in rules for spans in (rule.find(row),) if spans]
-        if not masked and not found:  # most rows: nothing to do
+        if not masked and not found and y not in wrapped:  # most rows: nothing to do
             rows.append(row.rstrip())
             styles += runs
             continue
         glyphs = _mask_region(_glyphs(row, runs, capture.width), masked)
+        if y in wrapped:
+            glyphs = _apply(glyphs, _fixed(wrapped[y]))
         for rule in rules:
             glyphs = _apply(glyphs, rule)
         text, looks = _cells(glyphs)
@@ -107,6 +111,11 @@ def _builtin_rules(replacements: Mapping[str, str]) -> list[_Rule]:
              sorted(replacements.items(), key=lambda item: len(item[0]), reverse=True) if old]
     return [*rules, _regex_rule(TIMESTAMP.pattern, "[TIMESTAMP]", keep_look=True),
             _regex_rule(TIME_AGO.pattern, "[TIME_AGO]", keep_look=True)]
+
+
+def _fixed(spans: list[tuple[int, int, str]]) -> _Rule:
+    """A rule that finds ``spans``, found beforehand."""
+    return _Rule(lambda _text: spans, keep_look=True)
 
 
 def _regex_rule(regex: str, replace: str, *, keep_look: bool = False) -> _Rule:
@@ -146,6 +155,29 @@ def _path_rule(path: str, marker: str) -> _Rule:
         return sorted(spans)
 
     return _Rule(find, keep_look=True)
+
+
+def _wrapped_paths(rows: Sequence[str], replacements: Mapping[str, str]
+                  ) -> dict[int, list[tuple[int, int, str]]]:
+    """Run paths that a TUI wrapped onto the next row (``…/target/`` | ``tmp/…/workspace``):
+    the head becomes the marker, the tail goes. Spans per row, for the first rule."""
+    spans: dict[int, list[tuple[int, int, str]]] = {}
+    paths = sorted((p for p in replacements if p), key=len, reverse=True)
+    for y in range(len(rows) - 1):
+        ending, below = rows[y].rstrip(), rows[y + 1]
+        indent = len(below) - len(below.lstrip())
+        for path in paths:
+            need = min(_MIN_ELIDED, len(path) // 2)
+            start = below[indent:indent + need]
+            cut = path.find(start) if len(start) == need and need else -1
+            while cut >= 0 and not (cut and ending.endswith(path[:cut])
+                                    and below.startswith(path[cut:], indent)):
+                cut = path.find(start, cut + 1)
+            if cut > 0 and y not in spans and y + 1 not in spans:
+                spans[y] = [(len(ending) - cut, len(ending), replacements[path])]
+                spans[y + 1] = [(indent, indent + len(path) - cut, "")]
+                break
+    return spans
 
 
 def _overlaps(span: tuple[int, int, str], spans: Iterable[tuple[int, int, str]]) -> bool:
