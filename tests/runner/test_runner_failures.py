@@ -198,3 +198,14 @@ timeline:
     assert step.message.startswith("the program ended (exit code 3) before the agent acting on "
                                    "model response 1 of 1 (the model server answered 0 turn(s))")
     assert "│agent crashed" in step.message
+
+
+def test_a_missing_agent_bin_is_named(scenarist_run: Run, tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, "no_agent", """
+timeline:
+  - userInputs: [{relativeTime: 0, input: hi}]
+  - llmResponse: [{assistant: [[10, Hello.]]}]
+""")
+    result = scenarist_run(path, agent="codex", agent_bin="node_modules/.bin/nope")
+    assert result.errors == ("--agent-bin node_modules/.bin/nope: no executable there; give "
+                             "the path of the 'codex' CLI",)
