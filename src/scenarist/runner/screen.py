@@ -174,8 +174,9 @@ def contains_text(capture: ScreenCapture, needle: str,
     shown = screen_text(capture, replacements)
     if needle in shown:
         return True
-    wrapped = "".join(normalise_line(row, replacements).ljust(capture.width)
-                      for row in capture.rows)
+    # rows are kept at full width, so joined they are the text as it wrapped; normalised
+    # after the join, so a path (or the needle) cut by the wrap is still found whole
+    wrapped = normalise_line("".join(capture.rows), replacements)
     if needle in wrapped:
         return True
     return " ".join(needle.split()) in " ".join(wrapped.split())
