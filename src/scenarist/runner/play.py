@@ -99,6 +99,9 @@ PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand"
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
+#: Enter this long after the typing at the earliest: a real TUI that took the typing for a
+#: paste reads Enter as a newline for a while (Codex: 120 ms), and the prompt is never sent
+_AGENT_SUBMIT_AFTER_MS = 250.0
 _SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
 _PROGRESS_POLL_MS = 10.0  # how often the mock agent's progress file is looked at in a wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -516,7 +519,10 @@ class _Run:
                 self._settled("the screen before a prompt", required=False,
                               quiet_ms=PROMPT_QUIET_MS)
                 self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
-                self._settled("the typed prompt")  # takes it for a paste (no submit)
+                typed = self.terminal.clock.now_ms()  # takes it for a paste (no submit)
+                self._settled("the typed prompt")
+                if self.options.agent != "mock":  # and a real agent's TUI for a while after
+                    self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
                 self.terminal.send(keys.data[-1:])
             else:
                 self._type(keys.data)
