@@ -3,7 +3,14 @@ drawn by the real emulator (pyte), with the styles after a replacement kept in p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pyte
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from runnerkit import write_scenario
 
 from scenarist.runner.golden import GOLDEN_HEADER, golden_diff, golden_text
 from scenarist.runner.screen import ScreenCapture, capture_screen
@@ -83,3 +90,42 @@ def test_a_run_path_wrapped_onto_the_next_row() -> None:
     cap = capture("\r\n".join(rows), width=60, height=3)
     assert body(golden_text(cap, {workspace: "$WORKSPACE", "/tmp/s/target": "$TARGET"})) == [
         "|  mock-model default · $WORKSPACE", "|", "|  ? for shortcuts", "-- styles"]
+
+
+# -- rebuilt rows look as pyte drew them --------------------------------------------------
+
+SGR = ["", "\x1b[1m", "\x1b[7m", "\x1b[4m", "\x1b[31m", "\x1b[42m", "\x1b[1;34;47m", "\x1b[0m"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(SGR), st.sampled_from(["a", "b", " ", "日", "é", "  x"])),
+                max_size=25))
+def test_a_row_rebuilt_for_a_replacement_keeps_pyte_s_style_runs(
+        pieces: list[tuple[str, str]]) -> None:
+    """Replacing ``a`` by itself (a built-in replacement keeps the look) sends every row
+    holding one through the glyph path; its styles must come out as pyte's capture has them."""
+    cap = capture("".join(sgr + text for sgr, text in pieces), width=30, height=2)
+    assert golden_text(cap, {"a": "a"}) == golden_text(cap)
+
+
+def test_masks_make_a_volatile_program_s_screenshot_stable(scenarist_run: Callable[..., Any],
+                                                           tmp_path: Path) -> None:
+    """End to end: a program shows the clock, its pid and its folder (the workspace); with the
+    masks and the built-in path normaliser the second run matches the first run's golden."""
+    path = write_scenario(tmp_path, "volatile", """
+ah:
+  cmd: sh
+  flags: ['-c', 'date +"at %H:%M:%S.%N"; echo "pid $$ in $PWD"; read x']
+screen:
+  masks:
+    - {regex: 'at \\d\\d:\\d\\d:\\S+', replace: 'at [CLOCK]'}
+timeline:
+  - screenshot: {label: shown, masks: [{regex: 'pid \\d+', replace: 'pid [PID]'}]}
+""")
+    target = tmp_path / "target"
+    first = scenarist_run(path, target=target).raise_for_failure()
+    assert first.steps[0].message == "new golden written"
+    golden = Path(first.steps[0].golden or "").read_text()
+    assert "|at [CLOCK]\n|pid [PID] in $WORKSPACE\n" in golden
+    second = scenarist_run(path, target=target).raise_for_failure()
+    assert second.steps[0].message == "matches the golden"
