@@ -143,12 +143,15 @@ def _path_rule(path: str, marker: str) -> _Rule:
         while (at := text.find(path, start)) >= 0:
             spans.append((at, at + len(path), marker))
             start = at + len(path)
-        for at in (i for i, char in enumerate(text) if char == ELLIPSIS):
+        at = -1
+        while (at := text.find(ELLIPSIS, at + 1)) >= 0:
             before, after = text[:at], text[at + 1:]
-            head = next((n for n in range(len(path) - 1, 0, -1)
-                         if before.endswith(path[:n])), 0)
-            tail = next((n for n in range(len(path) - 1, 0, -1)
-                         if after.startswith(path[len(path) - n:])), 0)
+            # the longest head of the path that ends here, and the longest tail that starts
+            # here; only places holding the path's first / the text's next character can
+            head = next((at - p for p in range(max(at - len(path) + 1, 0), at)
+                         if before[p] == path[0] and path.startswith(before[p:])), 0)
+            tail = next((len(path) - i for i in range(1, len(path))
+                         if path[i] == after[:1] and after.startswith(path[i:])), 0)
             span = (at - head, at + 1 + tail, marker + ELLIPSIS)
             if head + tail >= min(_MIN_ELIDED, len(path) - 1) and not _overlaps(span, spans):
                 spans.append(span)
