@@ -3,7 +3,9 @@ refused where they are written when they cannot work."""
 
 from __future__ import annotations
 
-from scenario_testutil import load, one_error, timeline
+import jsonschema
+import yaml
+from scenario_testutil import REPO, load, one_error, timeline
 
 from scenarist.scenario import (
     Assert,
@@ -12,6 +14,7 @@ from scenarist.scenario import (
     Screenshot,
     TextMask,
 )
+from scenarist.scenario.schema import scenario_schema
 
 
 def test_masks_for_every_screenshot_and_for_one() -> None:
@@ -88,3 +91,15 @@ def test_a_bad_fs_contains_is_located() -> None:
     ]:
         issue = one_error(timeline(f"- assert: {body}\n"), needle)
         assert (issue.line, issue.path) == (3, path), (body, issue)
+
+
+def test_the_schema_knows_masks_and_fs_contains() -> None:
+    validator = jsonschema.Draft7Validator(scenario_schema())
+    scenario = yaml.safe_load((REPO / "tests" / "runner" / "agent_scenarios" /
+                               "greeting_files.yaml").read_text())
+    assert scenario["screen"]["masks"] and not list(validator.iter_errors(scenario))
+    for bad in [{"screen": {"masks": [{"regex": "x", "rows": 1}]}},
+                {"screen": {"masks": [{"rows": "top"}]}},
+                {"timeline": [{"screenshot": {"label": "s", "masks": [{"replace": "x"}]}}]},
+                {"timeline": [{"assert": {"fs": {"contains": {"path": "a.txt"}}}}]}]:
+        assert list(validator.iter_errors({"name": "x", "timeline": [], **bad})), bad
