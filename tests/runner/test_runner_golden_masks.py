@@ -129,3 +129,12 @@ timeline:
     assert "|at [CLOCK]\n|pid [PID] in $WORKSPACE\n" in golden
     second = scenarist_run(path, target=target).raise_for_failure()
     assert second.steps[0].message == "matches the golden"
+
+
+def test_what_a_region_hides_no_built_in_finds() -> None:
+    workspace = "/tmp/s/target/tmp/codex/greeting_files/100x30/20261126T141603-0023786/workspace"
+    rows = ["  mock-model default · /tmp/s/target/tmp/codex/",
+            "  greeting_files/100x30/20261126T141603-0023786/workspace"]
+    cap = capture("\r\n".join(rows), width=60, height=2)
+    lines = body(golden_text(cap, {workspace: "$WORKSPACE"}, [RegionMask((0, -1), (0, -1))]))
+    assert lines == ["|" + "░" * 60, "|" + "░" * 60, "-- styles"]

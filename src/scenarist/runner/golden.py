@@ -76,19 +76,25 @@ def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {},
     rules = [*_builtin_rules(replacements),
              *(_regex_rule(m.regex, m.replace) for m in masks if isinstance(m, TextMask))]
     regions = [m for m in masks if isinstance(m, RegionMask)]
-    wrapped = _wrapped_paths(capture.rows, replacements)
     by_row = styles_by_row(capture.styles)
+    # 1: regions, on the screen as drawn; a row no region touches stays text until a rule
+    # finds something in it (most rows: nothing to do)
+    drawn: list[str | list[Glyph]] = []
+    for y, line in enumerate(capture.rows):
+        masked = _masked_columns(regions, y, capture.width, capture.height)
+        drawn.append(_mask_region(_glyphs(line, by_row.get(y, []), capture.width), masked)
+                     if masked else line)
+    texts = [row if isinstance(row, str) else "".join(char for char, _ in row)
+             for row in drawn]
+    wrapped = _wrapped_paths(texts, replacements)
     rows: list[str] = []
     styles: list[StyleRun] = []
-    for y, row in enumerate(capture.rows):
-        runs = by_row.get(y, [])
-        masked = _masked_columns(regions, y, capture.width, capture.height)
-        found = [spans for rule in rules for spans in (rule.find(row),) if spans]
-        if not masked and not found and y not in wrapped:  # most rows: nothing to do
-            rows.append(row.rstrip())
-            styles += runs
+    for y, (row, plain) in enumerate(zip(drawn, texts, strict=True)):
+        if isinstance(row, str) and y not in wrapped and not any(r.find(plain) for r in rules):
+            rows.append(plain.rstrip())
+            styles += by_row.get(y, [])
             continue
-        glyphs = _mask_region(_glyphs(row, runs, capture.width), masked)
+        glyphs = _glyphs(row, by_row.get(y, []), capture.width) if isinstance(row, str) else row
         if y in wrapped:
             glyphs = _apply(glyphs, _fixed(wrapped[y]))
         for rule in rules:
