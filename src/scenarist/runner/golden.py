@@ -10,7 +10,7 @@ Golden format (``<label>.golden``, UTF-8)::
     -- styles
     0 0-4 fg=red bold                     (row, first-last column, attributes)
 
-What a golden leaves out, in this order (all pure, one row at a time):
+What a golden leaves out, in this order (all pure):
 
 1. region masks (``rows`` × ``columns``, cells of the screen as drawn): each cell is ``░``;
 2. the built-in normalisers: the run's own paths (longest first, e.g. ``$WORKSPACE``), also
