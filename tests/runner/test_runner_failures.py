@@ -179,27 +179,6 @@ def test_bad_input_is_a_clear_error_not_a_traceback(scenarist_run: Run, tmp_path
     assert "broken.yaml:" in scenarist_run(broken).errors[0]
 
 
-def test_an_agent_that_exits_early_is_reported_at_once(scenarist_run: Run,
-                                                        tmp_path: Path) -> None:
-    """Mode 2: the assert waits for the agent to act on a model response; an agent that has
-    ended never will, and the step says so instead of waiting out the deadline."""
-    path = write_scenario(tmp_path, "agent_dies", """
-ah: {cmd: sh, flags: ['-c', 'echo "agent starting"; sleep 0.5; echo "agent crashed"; exit 3']}
-timeline:
-  - llmResponse:
-      - assistant:
-          - [10, "Hello."]
-  - assert:
-      fs: {notExists: [nothing.txt]}
-""")
-    result = scenarist_run(path, agent="codex", wait_timeout_s=600.0)
-    assert result.outcome == "failed"
-    (step,) = result.steps
-    assert step.message.startswith("the program ended (exit code 3) before the agent acting on "
-                                   "model response 1 of 1 (the model server answered 0 turn(s))")
-    assert "│agent crashed" in step.message
-
-
 def test_a_missing_agent_bin_is_named(scenarist_run: Run, tmp_path: Path) -> None:
     path = write_scenario(tmp_path, "no_agent", """
 timeline:
