@@ -24,7 +24,8 @@ from pathlib import Path
 import pexpect
 
 from scenarist.runner import RunOptions, run_scenario
-from scenarist.runner.screen import capture_screen, golden_text
+from scenarist.runner.golden import golden_text
+from scenarist.runner.screen import capture_screen
 from scenarist.runner.terminal import Terminal
 
 

@@ -33,6 +33,9 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │                                  that leaves it (llm.workspace)
     ├── AgentError                     the mock agent reports it as one line; PathRefused
     │                                  (agent.workspace)
+    ├── RunnerError                    ``scenarist run`` cannot set up or carry on a run; the
+    │                                  result records it, the run fails (runner.errors);
+    │                                  TerminalTimeout carries the screen (runner.terminal)
     └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
                                        (agent.cli, agent.play)
 

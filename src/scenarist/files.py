@@ -28,12 +28,17 @@ def read_regular_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
     :class:`FileTooLarge`). A folder is an ``IsADirectoryError``, anything else that is not a
     regular file a :class:`NotRegularFile`; a missing file the usual ``FileNotFoundError``."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
+    try:
+        mode = os.fstat(fd).st_mode  # before fdopen, which refuses a folder naming only its fd
+    except OSError:
+        os.close(fd)
+        raise
+    if stat.S_ISDIR(mode) or not stat.S_ISREG(mode):
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(f"{os.fspath(path)} is a folder")
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)  # bounded even if the file grows while it is read
     if len(data) > limit:
         raise FileTooLarge(f"{os.fspath(path)} is larger than {limit // 2**20} MiB")

@@ -14,7 +14,7 @@ from scenarist.llm.plan import build_script
 from scenarist.llm.script import Check
 from scenarist.llm.workspace import Workspace
 from scenarist.scenario import load_scenario_text
-from scenarist.scenario.model import Assert, GitCommitAssert, JsonFileAssert
+from scenarist.scenario.model import Assert, FileContainsAssert, GitCommitAssert, JsonFileAssert
 
 
 def check(**fields: Any) -> Check:
@@ -44,6 +44,21 @@ def test_fs_and_text(tmp_path: Path) -> None:
                     text_contains=("ready",)) == [
         ("fs.exists here.txt", "ok"), ("fs.exists gone.txt", "failed"),
         ("fs.notExists gone.txt", "ok"), ("text.contains", "skipped")]
+
+
+def test_fs_contains_the_same_rule_as_the_executor(tmp_path: Path) -> None:
+    (tmp_path / "greeting.txt").write_text("hello from scenarist\n")
+    results = run_check(check(fs_contains=(
+        FileContainsAssert("greeting.txt", ("hello",)),
+        FileContainsAssert("greeting.txt", ("bye",)),
+        FileContainsAssert("gone.txt", ("x",)),
+        FileContainsAssert("../out.txt", ("x",)))), Workspace(tmp_path))
+    assert [(r.label, r.outcome) for r in results] == [
+        ("fs.contains greeting.txt", "ok"), ("fs.contains greeting.txt", "failed"),
+        ("fs.contains gone.txt", "failed"), ("fs.contains ../out.txt", "failed")]
+    assert results[1].message.endswith("greeting.txt does not contain 'bye'; it holds 21 "
+                                       "characters: 'hello from scenarist\\n'")
+    assert "outside the workspace" in results[3].message
 
 
 @pytest.mark.parametrize(("stored", "expected", "ok"), [

@@ -1,4 +1,5 @@
-"""Assertions: RFC 6901 pointers, type-strict JSON equality, fs, git and artifacts."""
+"""Assertions: RFC 6901 pointers, type-strict JSON equality, fs (file text too), git and
+artifacts."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from scenarist.runner.asserts import (
     PointerError,
     check_artifacts,
+    check_contains,
     check_fs,
     check_git,
     check_json,
@@ -20,7 +22,14 @@ from scenarist.runner.asserts import (
 )
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.workspace import prepare_workspace, run_git
-from scenarist.scenario import ExpectArtifact, GitCommitAssert, JsonFileAssert, Repo, RepoFile
+from scenarist.scenario import (
+    ExpectArtifact,
+    FileContainsAssert,
+    GitCommitAssert,
+    JsonFileAssert,
+    Repo,
+    RepoFile,
+)
 
 # The example document of RFC 6901, section 5, and what each pointer names.
 RFC_DOC = {"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5,
@@ -101,3 +110,25 @@ def test_paths_that_leave_the_workspace_are_refused(tmp_path: Path) -> None:
         check_fs(["/etc/passwd"], [], tmp_path / "ws")
     with pytest.raises(RunnerError, match=r"needs repo\.init"):
         prepare_workspace(Repo(branch="x"), tmp_path / "ws2")
+
+
+def test_fs_contains_reads_the_file_s_text(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Todo\n- greet\n- wave\n")
+    (tmp_path / "bin").write_bytes(b"caf\xe9 ok")
+    (tmp_path / "folder").mkdir()
+    results = check_contains([FileContainsAssert("notes.md", ("# Todo\n", "- wave")),
+                              FileContainsAssert("notes.md", ("- greet", "- run", "- WAVE")),
+                              FileContainsAssert("bin", ("ok",)),
+                              FileContainsAssert("missing.txt", ("x",)),
+                              FileContainsAssert("folder", ("x",))], tmp_path)
+    assert [(r.label, r.outcome) for r in results] == [
+        ("fs.contains notes.md", "passed"), ("fs.contains notes.md", "failed"),
+        ("fs.contains bin", "passed"), ("fs.contains missing.txt", "failed"),
+        ("fs.contains folder", "failed")]
+    assert results[0].message == "contains '# Todo\\n', '- wave'"
+    assert results[1].message == ("does not contain '- run', '- WAVE'; it holds 22 characters: "
+                                  "'# Todo\\n- greet\\n- wave\\n'")
+    assert "No such file or directory" in results[3].message
+    assert "is a folder" in results[4].message
+    with pytest.raises(RunnerError, match=r"fs\.contains path '\.\./x' is outside the workspace"):
+        check_contains([FileContainsAssert("../x", ("x",))], tmp_path)

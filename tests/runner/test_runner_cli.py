@@ -60,3 +60,22 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, args
         assert message in done.stderr, (args, done.stderr)
     assert "play scenarios against a CLI/TUI" in scenarist("--help", cwd=tmp_path).stdout
+
+
+def test_the_default_target_is_absolute_for_the_program(tmp_path: Path) -> None:
+    """The program runs in the workspace, so a relative HOME would point nowhere (Codex exits,
+    Claude Code makes a target/ inside the workspace): the target is resolved before it runs."""
+    scenario = write_scenario(tmp_path, "home_kind", """
+ah:
+  cmd: sh
+  flags: ['-c', 'case "$HOME" in /*) echo "HOME is absolute";; *) echo "HOME is relative";; esac;
+          test -d "$HOME" && echo "HOME exists"; read x']
+timeline:
+  - assert:
+      text: {contains: ["HOME is absolute", "HOME exists"]}
+""")
+    done = scenarist("run", scenario.name, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = list((tmp_path / "target" / "tmp" / "scenarist" / "home_kind" / "100x30").iterdir())
+    assert len(runs) == 1 and not (runs[0] / "workspace" / "target").exists()
+

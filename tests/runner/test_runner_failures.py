@@ -177,3 +177,14 @@ def test_bad_input_is_a_clear_error_not_a_traceback(scenarist_run: Run, tmp_path
     broken = tmp_path / "broken.yaml"
     broken.write_text("name: broken\ntimeline: [\n")
     assert "broken.yaml:" in scenarist_run(broken).errors[0]
+
+
+def test_a_missing_agent_bin_is_named(scenarist_run: Run, tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, "no_agent", """
+timeline:
+  - userInputs: [{relativeTime: 0, input: hi}]
+  - llmResponse: [{assistant: [[10, Hello.]]}]
+""")
+    result = scenarist_run(path, agent="codex", agent_bin="node_modules/.bin/nope")
+    assert result.errors == ("--agent-bin node_modules/.bin/nope: no executable there; give "
+                             "the path of the 'codex' CLI",)

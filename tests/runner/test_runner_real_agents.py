@@ -1,17 +1,23 @@
-"""Mode 2 end to end: the interactive TUIs of the pinned Codex CLI and Claude Code run in the
-runner's pseudo-terminal against the `scenarist llm` it starts; the prompt is typed as
-keystrokes and the files the real agent creates are checked by the scenario's asserts."""
+"""Mode 2 end to end, as documented: ``scenarist run --agent codex|claude`` with the default
+``--target``. The interactive TUIs of the pinned Codex CLI and Claude Code run in the runner's
+pseudo-terminal against the `scenarist llm` it starts; the prompt is typed as keystrokes, the
+files the real agent creates are checked by the scenario's asserts, and the final screen is
+compared with the committed golden of each agent (masks in the scenario take out what changes
+from run to run: clocks, Claude Code's spinner verb, versions; the run's paths are built in)."""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from runnerkit import HERE, running
-
-from scenarist.runner import RunResult
+from runnerkit import GOLDENS, HERE, running
 
 pytestmark = pytest.mark.real_agent
 
@@ -21,18 +27,37 @@ BIN = Path(os.environ.get("SCENARIST_NODE_BIN")
 SCENARIO = HERE / "agent_scenarios" / "greeting_files.yaml"
 
 
+@pytest.fixture
+def short_cwd() -> Iterator[Path]:
+    """A folder of one fixed length to run from: a TUI lays out a path by its length (Codex
+    wraps its status line), so the committed goldens hold for this length, on any machine."""
+    folder = Path(tempfile.mkdtemp(prefix="scenarist-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("agent", ["codex", "claude"])
-def test_real_agent_tui_typed_into_creates_the_files(
-        scenarist_run: Callable[..., RunResult], agent: str) -> None:
-    result = scenarist_run(SCENARIO, agent=agent, agent_bin=str(BIN / agent), speed=0.01,
-                           wait_timeout_s=90.0)
-    result.raise_for_failure()
-    workspace = Path(result.log_dir) / "workspace"
+def test_real_agent_tui_with_the_default_target_matches_its_golden(agent: str,
+                                                                  short_cwd: Path) -> None:
+    shutil.copytree(GOLDENS, short_cwd / "target")  # the default --target is ./target
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "run", str(SCENARIO), "--agent", agent,
+         "--agent-bin", str(BIN / agent), "--runner", agent, "--speed", "0.01",
+         "--wait-timeout", "90"],
+        cwd=short_cwd, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 0 failed of 1 scenario(s)" in done.stdout
+    (run,) = (short_cwd / "target" / "tmp" / agent / "greeting_files" / "100x30").glob("2*")
+    result = json.loads((run / "result.json").read_text())
+    assert [(s["kind"], s["outcome"]) for s in result["steps"]] == [
+        ("userInputs", "passed"), ("assert", "passed"), ("assert", "passed"),
+        ("screenshot", "passed")]
+    assert result["steps"][-1]["message"] == "matches the golden"
+    assert result["argv"][0] == str(BIN / agent)
+    assert not any(running(pid) for pid in result["leftover"])
+    workspace = run / "workspace"
     assert (workspace / "greeting.txt").read_text() == "hello from scenarist\n"
     assert (workspace / "notes" / "todo.md").read_text() == "# Todo\n- greet\n- wave\n"
-    assert [s.kind for s in result.steps] == ["userInputs", "assert", "assert"]
-    final = result.steps[-1]
-    assert final.capture is not None
-    assert any("Done: both greeting files" in line for line in final.capture.lines)
-    assert result.argv[0] == str(BIN / agent)
-    assert not any(running(pid) for pid in result.leftover)
+    assert not (workspace / "target").exists()  # the agent's HOME is the run's, not relative

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pyte
 
+from scenarist.runner.golden import GOLDEN_HEADER, golden_diff, golden_text
 from scenarist.runner.screen import (
-    GOLDEN_HEADER,
     StyleRun,
     capture_screen,
     contains_text,
-    golden_diff,
-    golden_text,
     normalise_line,
     screen_text,
 )

@@ -1,7 +1,8 @@
 """``assert`` events, checked against the workspace before the next model turn is served.
 
 The spec's assertions, read from the typed :class:`~scenarist.scenario.model.Assert`:
-``fs.exists`` / ``fs.notExists`` (paths), ``json.file`` (RFC 6901 pointer, JSON equality),
+``fs.exists`` / ``fs.notExists`` (paths), ``fs.contains`` (a file's text holds each text;
+the rule of :mod:`scenarist.scenario.file_assert`), ``json.file`` (RFC 6901 pointer, JSON equality),
 ``git.commit`` (``messageContains`` in the latest commit). ``text.contains`` looks at a
 terminal buffer, which a model server does not have: it is reported as skipped.
 
@@ -15,8 +16,9 @@ from typing import Literal, NamedTuple
 
 from scenarist.llm.script import Check
 from scenarist.llm.workspace import Workspace, WorkspaceError
+from scenarist.scenario.file_assert import file_contains
 from scenarist.scenario.json_assert import json_equal, json_pointer
-from scenarist.scenario.model import Assert, GitCommitAssert, JsonFileAssert
+from scenarist.scenario.model import Assert, FileContainsAssert, GitCommitAssert, JsonFileAssert
 
 __all__ = ["Outcome", "Result", "failures", "json_equal", "json_pointer", "run_check"]
 
@@ -58,6 +60,19 @@ def _not_exists(path: str, ws: Workspace) -> Result:
                   f"{target} {'does not exist' if ok else 'exists'}")
 
 
+def _contains(entry: FileContainsAssert, ws: Workspace) -> Result:
+    label = f"fs.contains {entry.path}"
+    try:
+        target = ws.path(entry.path)
+        text = ws.read_text(entry.path)
+    except WorkspaceError as exc:
+        return Result(label, "failed", str(exc))
+    except OSError as exc:
+        return Result(label, "failed", f"{target}: cannot read it: {exc}")
+    ok, message = file_contains(text, entry.texts)
+    return Result(label, _outcome(ok), f"{target} {message}")
+
+
 def _json_file(entry: JsonFileAssert, ws: Workspace) -> Result:
     label = f"json.file {entry.path}#{entry.pointer}"
     try:
@@ -86,6 +101,8 @@ def _assertion_results(assertion: Assert, ws: Workspace) -> Iterator[Result]:
         yield _exists(path, ws)
     for path in assertion.fs_not_exists:
         yield _not_exists(path, ws)
+    for contains in assertion.fs_contains:
+        yield _contains(contains, ws)
     if assertion.text_contains:
         yield Result("text.contains", "skipped",
                      "a model server has no terminal buffer to look at")

@@ -98,10 +98,17 @@ def _program(scenario: Scenario) -> list[str] | None:
 
 
 def _which(name: str, env: Mapping[str, str], given: str | None) -> str:
-    found = given or shutil.which(name, path=env.get("PATH"))
+    """The agent's executable, as an absolute path when it was given as one relative to the
+    caller (the program runs in the workspace, where a relative path means nothing)."""
+    if given is not None and os.sep in given:
+        if not os.access(given, os.X_OK):
+            raise RunnerError(f"--agent-bin {given}: no executable there; give the path of "
+                              f"the {name!r} CLI")
+        return os.path.abspath(given)
+    found = shutil.which(given or name, path=env.get("PATH"))
     if found is None:
-        raise RunnerError(f"the {name!r} CLI is not on PATH; install it or give its path with "
-                          "--agent-bin")
+        raise RunnerError(f"the {given or name!r} CLI is not on PATH; install it or give its "
+                          "path with --agent-bin")
     return found
 
 

@@ -4,6 +4,8 @@ The rules are pure functions (pointers and equality from :mod:`scenarist.scenari
 shared with the model server; the text and fs checks take what they look at as arguments); only :func:`check_git` runs a program.
 
 - ``fs.exists`` / ``fs.notExists``: paths relative to the workspace.
+- ``fs.contains [{path, text}]``: the file's text holds every text
+  (:func:`scenarist.scenario.file_assert.file_contains`, shared with the model server).
 - ``text.contains``: on the normalised screen (see :func:`scenarist.runner.screen.contains_text`).
 - ``json.file {path, pointer, equals}``: RFC 6901 pointer, type-strict equality: ``true``
   is not ``1``, ``1`` is not ``"1"``; ``1`` equals ``1.0`` (JSON has one number type).
@@ -18,17 +20,26 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from scenarist.files import read_regular_bytes
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.result import CheckResult
 from scenarist.runner.screen import ScreenCapture, contains_text
 from scenarist.runner.workspace import inside, run_git
-from scenarist.scenario import Assert, ExpectArtifact, GitCommitAssert, JsonFileAssert
+from scenarist.scenario import (
+    Assert,
+    ExpectArtifact,
+    FileContainsAssert,
+    GitCommitAssert,
+    JsonFileAssert,
+)
+from scenarist.scenario.file_assert import MAX_FILE_BYTES, file_contains
 from scenarist.scenario.json_assert import PointerError, json_equal, json_pointer
 
 __all__ = [
     "PointerError",
     "check_artifacts",
     "check_assert",
+    "check_contains",
     "check_fs",
     "check_git",
     "check_json",
@@ -52,6 +63,21 @@ def check_fs(exists: Iterable[str], not_exists: Iterable[str], root: Path) -> li
         gone = not inside(root, path, "fs.notExists path").exists()
         results.append(CheckResult(f"fs.notExists {path}", _passed(gone),
                                    "does not exist" if gone else "exists"))
+    return results
+
+
+def check_contains(entries: Iterable[FileContainsAssert], root: Path) -> list[CheckResult]:
+    results = []
+    for entry in entries:
+        label = f"fs.contains {entry.path}"
+        path = inside(root, entry.path, "fs.contains path")
+        try:
+            text = read_regular_bytes(path, MAX_FILE_BYTES).decode("utf-8", "replace")
+        except OSError as exc:
+            results.append(CheckResult(label, "failed", f"cannot read it: {exc}"))
+            continue
+        ok, message = file_contains(text, entry.texts)
+        results.append(CheckResult(label, _passed(ok), message))
     return results
 
 
@@ -98,6 +124,7 @@ def check_assert(event: Assert, root: Path, capture: ScreenCapture | None,
                  replacements: Mapping[str, str]) -> list[CheckResult]:
     """Every check of one ``assert`` event (``capture`` is needed for ``text.contains``)."""
     results = check_fs(event.fs_exists, event.fs_not_exists, root)
+    results += check_contains(event.fs_contains, root)
     if event.text_contains:
         if capture is None:
             raise RunnerError("text.contains needs a screen, and this run has none")

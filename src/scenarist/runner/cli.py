@@ -189,7 +189,9 @@ def _body(parser: Parser, args: argparse.Namespace) -> int:
                                          ("--html", args.html, html_report))]
     target = output_dir(parser, "--target", args.target)
     assert target is not None
-    options = RunOptions(runner=args.runner, target=target,
+    # absolute once, here: the program runs in the workspace and gets HOME, CODEX_HOME and
+    # CLAUDE_CONFIG_DIR below the target, which a relative path would not find
+    options = RunOptions(runner=args.runner, target=target.resolve(),
                          update_golden=args.update_golden, defines=defines,
                          speed=clamp_speed(args.speed), agent=args.agent,
                          agent_bin=args.agent_bin, settle_ms=args.settle_ms,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["RunnerError"]
 
 
-class RunnerError(Exception):
+class RunnerError(ScenaristError):
     """``scenarist run`` cannot go on: bad input or a program that misbehaves.
 
     The message says what, where (file and key when it is the scenario) and how to fix it;

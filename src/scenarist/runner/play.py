@@ -28,7 +28,7 @@ played here.
 Directories (``target`` defaults to ``./target``)::
 
     target/tmp/<runner>/<scenario>/<profile>/screenshots/<label>.golden   goldens
-    target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid>/      this run's logs:
+    target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid, 7 digits>/   its logs:
         workspace/ home/ pty.log steps.jsonl commands/ result.json
 """
 
@@ -52,10 +52,11 @@ from scenarist.play import RealClock, Schedule, pace_sync
 from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
+from scenarist.runner.golden import golden_diff, golden_text
 from scenarist.runner.keys import KeyError_, parse_input
 from scenarist.runner.profile import TerminalProfile, load_profile
 from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
-from scenarist.runner.screen import ScreenCapture, golden_diff, golden_text
+from scenarist.runner.screen import ScreenCapture
 from scenarist.runner.sessions import SessionStore
 from scenarist.runner.terminal import Terminal, TerminalTimeout
 from scenarist.runner.workspace import (
@@ -98,6 +99,9 @@ PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand"
 #: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
+#: Enter this long after the typing at the earliest: a real TUI that took the typing for a
+#: paste reads Enter as a newline for a while (Codex: 120 ms), and the prompt is never sent
+_AGENT_SUBMIT_AFTER_MS = 250.0
 _SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
 _PROGRESS_POLL_MS = 10.0  # how often the mock agent's progress file is looked at in a wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -179,6 +183,8 @@ def run_scenario(scenario: Scenario | str | os.PathLike[str],
     ``errors``), so a suite of scenarios always gets a full report.
     """
     opts = options or RunOptions()
+    if not opts.target.is_absolute():  # the program runs in the workspace: no relative paths
+        opts = dataclasses.replace(opts, target=opts.target.resolve())
     started = time.monotonic()
     if not isinstance(scenario, Scenario):
         try:
@@ -208,11 +214,14 @@ class _Run:
         self.options = options
         self.profile = profile
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        self.log_dir = profile_dir(options, scenario.name, profile) / f"{stamp}-{os.getpid()}"
+        # the pid padded to its largest width: every run's paths have one length, so a TUI
+        # that cuts a line at the screen edge cuts it at the same place in each run
+        run_id = f"{stamp}-{os.getpid():07d}"
+        self.log_dir = profile_dir(options, scenario.name, profile) / run_id
         suffix = 1
         while self.log_dir.exists():
             suffix += 1
-            self.log_dir = self.log_dir.with_name(f"{stamp}-{os.getpid()}-{suffix}")
+            self.log_dir = self.log_dir.with_name(f"{run_id}-{suffix}")
         self.workspace = self.log_dir / "workspace"
         self.home = self.log_dir / "home"
         self.sessions = SessionStore(scenario.name)
@@ -230,11 +239,17 @@ class _Run:
     # -- the run ---------------------------------------------------------------------
 
     def run(self, started: float) -> RunResult:
-        self.log_dir.mkdir(parents=True)
-        self.home.mkdir()
-        for path in (self.workspace, self.home):
-            self.replacements[str(path)] = "$" + path.name.upper()
-            self.replacements[str(path.resolve())] = "$" + path.name.upper()
+        try:
+            self.log_dir.mkdir(parents=True)
+            self.home.mkdir()
+        except OSError as exc:
+            return _broken(self.scenario.name, self.options, f"cannot create the run's folder "
+                           f"{self.log_dir}: {exc.strerror or exc}; give --target a folder you "
+                           "can write to", started, self.scenario.source_path)
+        for path, marker in ((self.workspace, "$WORKSPACE"), (self.home, "$HOME"),
+                             (self.log_dir, "$RUN"), (self.options.target, "$TARGET")):
+            self.replacements[str(path)] = marker
+            self.replacements[str(path.resolve())] = marker
         final: ScreenCapture | None = None
         exit_code: int | None = None
         leftover: list[int] = []
@@ -504,7 +519,10 @@ class _Run:
                 self._settled("the screen before a prompt", required=False,
                               quiet_ms=PROMPT_QUIET_MS)
                 self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
-                self._settled("the typed prompt")  # takes it for a paste (no submit)
+                typed = self.terminal.clock.now_ms()  # takes it for a paste (no submit)
+                self._settled("the typed prompt")
+                if self.options.agent != "mock":  # and a real agent's TUI for a while after
+                    self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
                 self.terminal.send(keys.data[-1:])
             else:
                 self._type(keys.data)
@@ -569,7 +587,8 @@ class _Run:
     def _screenshot(self, event: Screenshot, stamp: _Stamp) -> StepResult:
         capture = self._settled(f"the screen for screenshot {event.label!r}")
         path = golden_path(self.options, self.scenario.name, self.profile, event.label)
-        actual = golden_text(capture, self.replacements)
+        actual = golden_text(capture, self.replacements, (*self.scenario.screen_masks,
+                                                          *event.masks))
         path.parent.mkdir(parents=True, exist_ok=True)
         if self.options.update_golden or not path.exists():
             new = not path.exists()

@@ -1,29 +1,16 @@
-"""What a terminal screen looked like, as plain data: capture, normalised text, golden, diff.
+"""What a terminal screen looked like, as plain data: capture, normalised text, looks.
 
 A :class:`ScreenCapture` is read once from the VT emulator (pyte) and is plain data from
 then on, so the report can draw it and a worker process can send it back to its parent.
-Everything else here is pure.
-
-Golden format (``<label>.golden``, UTF-8, diff-friendly)::
-
-    scenarist-screen 1 100x30
-    |first row, trailing spaces stripped
-    |
-    |third row
-    ...                                   (one ``|`` line per row, every row kept)
-    -- styles
-    0 0-4 fg=red bold                     (row, first-last column, attributes)
-
-Only cells whose look differs from the default are listed under ``-- styles``, one line per
-run of equal attributes; a blank cell keeps only what shows on a blank (background,
-reverse, underline, strikethrough). Text normalisation replaces volatile strings
-(the workspace path, ISO timestamps, "5s ago") with fixed markers; style columns are
-those of the screen as drawn.
+Everything else here is pure. Its styles are runs of cells with the same non-default look
+(:func:`row_runs`); a blank cell keeps only what shows on a blank (background, reverse,
+underline, strikethrough). The text that ``text.contains`` reads is normalised
+(:func:`normalise_line`: the run's paths, ISO timestamps, "5s ago"); goldens are written by
+:mod:`scenarist.runner.golden`.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,22 +20,23 @@ if TYPE_CHECKING:
     import pyte
 
 __all__ = [
-    "GOLDEN_HEADER",
+    "DEFAULT_LOOK",
+    "TIMESTAMP",
+    "TIME_AGO",
+    "Look",
     "ScreenCapture",
     "StyleRun",
     "capture_screen",
     "contains_text",
-    "golden_diff",
-    "golden_text",
     "normalise_line",
+    "row_runs",
     "screen_text",
+    "styles_by_row",
+    "visible_look",
 ]
 
-GOLDEN_HEADER = "scenarist-screen 1"
-STYLES_MARKER = "-- styles"
-
-_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
-_TIME_AGO = re.compile(r"\b\d+\s?[smhd] ago\b")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+TIME_AGO = re.compile(r"\b\d+\s?[smhd] ago\b")
 _BLANK_VISIBLE = frozenset({"reverse", "underscore", "strikethrough"})
 _FLAGS = ("bold", "italics", "underscore", "strikethrough", "reverse", "blink")
 
@@ -91,17 +79,17 @@ class ScreenCapture:
 
 
 Look = tuple[str, str, tuple[str, ...]]  # (fg, bg, flags)
-_DEFAULT: Look = ("default", "default", ())
+DEFAULT_LOOK: Look = ("default", "default", ())
 
 
-def _visible(look: Look) -> Look:
+def visible_look(look: Look) -> Look:
     """The part of a look that shows on a blank cell."""
     return "default", look[1], tuple(f for f in look[2] if f in _BLANK_VISIBLE)
 
 
 def _look(char: pyte.screens.Char) -> Look:
     look = (char.fg, char.bg, tuple(name for name in _FLAGS if getattr(char, name)))
-    return look if char.data.strip() else _visible(look)
+    return look if char.data.strip() else visible_look(look)
 
 
 def _cell(char: pyte.screens.Char, cache: dict[pyte.screens.Char, tuple[Look, bool]]
@@ -113,23 +101,23 @@ def _cell(char: pyte.screens.Char, cache: dict[pyte.screens.Char, tuple[Look, bo
     return found
 
 
-def _row_runs(y: int, looks: list[tuple[Look, bool]]) -> list[StyleRun]:
+def row_runs(y: int, looks: list[tuple[Look, bool]]) -> list[StyleRun]:
     """Runs of equal look in one row; a blank that looks the same on screen as the run it
     sits in (a space between two bold words) does not break the run."""
     runs: list[StyleRun] = []
-    start, strong, look = 0, 0, _DEFAULT
+    start, strong, look = 0, 0, DEFAULT_LOOK
 
     def close(end: int) -> None:
-        if look != _DEFAULT:
+        if look != DEFAULT_LOOK:
             runs.append(StyleRun(y, start, strong, *look))
-        tail = _visible(look)
-        if strong < end and tail != _DEFAULT:
+        tail = visible_look(look)
+        if strong < end and tail != DEFAULT_LOOK:
             runs.append(StyleRun(y, strong + 1, end, *tail))
 
     for x, (cell, blank) in enumerate(looks):
         if x and cell == look:
             strong = x
-        elif not (x and blank and cell == _visible(look)):
+        elif not (x and blank and cell == visible_look(look)):
             if x:
                 close(x - 1)
             start, strong, look = x, x, cell
@@ -145,15 +133,15 @@ def capture_screen(screen: pyte.Screen) -> ScreenCapture:
     blank_row = " " * screen.columns
     for y in range(screen.lines):
         line = screen.buffer[y]
-        if not line and _look(line.default) == _DEFAULT:  # nothing drawn on this row
+        if not line and _look(line.default) == DEFAULT_LOOK:  # nothing drawn on this row
             rows.append(blank_row)
             continue
         get, default = line.get, line.default  # dict.get: no Python-level __missing__
         cells = [get(x, default) for x in range(screen.columns)]
         rows.append("".join([char.data for char in cells]))
         distinct = {char: _cell(char, cache) for char in set(cells)}
-        if any(look != _DEFAULT for look, _ in distinct.values()):
-            styles += _row_runs(y, [distinct[char] for char in cells])
+        if any(look != DEFAULT_LOOK for look, _ in distinct.values()):
+            styles += row_runs(y, [distinct[char] for char in cells])
     return ScreenCapture(screen.columns, screen.lines, tuple(rows), tuple(styles),
                          (screen.cursor.y, screen.cursor.x))
 
@@ -164,8 +152,8 @@ def normalise_line(line: str, replacements: Mapping[str, str] = {}) -> str:
     for old in sorted(replacements, key=len, reverse=True):
         if old:
             line = line.replace(old, replacements[old])
-    line = _TIMESTAMP.sub("[TIMESTAMP]", line)
-    return _TIME_AGO.sub("[TIME_AGO]", line).rstrip()
+    line = TIMESTAMP.sub("[TIMESTAMP]", line)
+    return TIME_AGO.sub("[TIME_AGO]", line).rstrip()
 
 
 def screen_text(capture: ScreenCapture, replacements: Mapping[str, str] = {}) -> str:
@@ -186,40 +174,12 @@ def contains_text(capture: ScreenCapture, needle: str,
     shown = screen_text(capture, replacements)
     if needle in shown:
         return True
-    wrapped = "".join(normalise_line(row, replacements).ljust(capture.width)
-                      for row in capture.rows)
+    # rows are kept at full width, so joined they are the text as it wrapped; normalised
+    # after the join, so a path (or the needle) cut by the wrap is still found whole
+    wrapped = normalise_line("".join(capture.rows), replacements)
     if needle in wrapped:
         return True
     return " ".join(needle.split()) in " ".join(wrapped.split())
-
-
-def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {}) -> str:
-    """The capture in the golden format (see the module docstring)."""
-    out = [f"{GOLDEN_HEADER} {capture.width}x{capture.height}"]
-    out += ["|" + normalise_line(row, replacements) for row in capture.rows]
-    out.append(STYLES_MARKER)
-    out += [run.describe() for run in capture.styles]
-    return "\n".join(out) + "\n"
-
-
-def golden_diff(expected: str, actual: str, *, expected_name: str = "golden",
-                actual_name: str = "actual") -> str:
-    """A unified diff of two golden texts, ``""`` when they are equal.
-
-    Trailing whitespace and a missing final newline are not differences (editors strip
-    them); everything else is.
-    """
-    left, right = _golden_lines(expected), _golden_lines(actual)
-    if left == right:
-        return ""
-    return "\n".join(difflib.unified_diff(left, right, expected_name, actual_name, lineterm=""))
-
-
-def _golden_lines(text: str) -> list[str]:
-    lines = [line.rstrip() for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
 
 
 def styles_by_row(styles: Iterable[StyleRun]) -> dict[int, list[StyleRun]]:

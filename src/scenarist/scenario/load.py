@@ -17,6 +17,7 @@ from scenarist.scenario.events import parse_timeline
 from scenarist.scenario.model import Event, Scenario, SessionStart, UserEdits, UserInputs
 from scenarist.scenario.report import OUTSIDE_HINT, Report
 from scenarist.scenario.rules import Symbols, resolve_rules
+from scenarist.scenario.screen_masks import parse_screen
 from scenarist.scenario.sections import (
     TOP_KEYS,
     check_sessions,
@@ -85,6 +86,7 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     server = parse_server(report, root)
     acp = parse_acp(report, root)
     expect = parse_expect(report, root)
+    screen_masks = parse_screen(report, root)
     items = report.listing(root, "timeline", "", required="events" not in root)
     events = parse_timeline(report, items, acp.capabilities if acp else None) if items else []
     _confine_patches(report, events)
@@ -96,8 +98,8 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     scenario = Scenario(
         name=name or "", timeline=tuple(events), tags=report.strings(root, "tags", ""),
         description=report.string(root, "description", ""),
-        terminal_ref=terminal_ref, repo=repo, ah=ah, server=server,
-        acp=acp, expect=expect, compat=report.mapping(root, "compat", "") or {},
+        terminal_ref=terminal_ref, repo=repo, ah=ah, server=server, acp=acp, expect=expect,
+        screen_masks=screen_masks, compat=report.mapping(root, "compat", "") or {},
         initial_prompt=legacy, effective_initial_prompt=effective_initial_prompt(events, legacy),
         source_path=source_path, warnings=[],
     )

@@ -32,13 +32,13 @@ __all__ = [
     "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads", "AgentPermissionRequest",
     "AgentPlan", "AgentToolUse", "Ah", "Annotations", "ApplyPatch", "Assert", "AudioContent",
     "BaseTimeDelta", "Complete", "ContentBlock", "DiffContent", "EmbeddedResource", "Event",
-    "ExecEvent", "Expect", "ExpectArtifact", "FileRead", "GitCommitAssert", "ImageContent",
-    "Initialize", "JsonFileAssert", "LlmError", "LlmResponse", "Log", "McpServer", "Merge",
-    "PermissionDecision", "PermissionOption", "PlanContent", "PlanEntry", "ProgressStep",
-    "Repo", "RepoFile", "ResourceContent", "ResourceLinkContent", "Scenario", "Screenshot",
-    "Server", "SessionStart", "SetMode", "SetModel", "Status", "TextContent", "TextStep",
-    "ToolExecution", "UserCancelSession", "UserCommand", "UserEdits", "UserInput",
-    "UserInputs", "content_text",
+    "ExecEvent", "Expect", "ExpectArtifact", "FileContainsAssert", "FileRead", "GitCommitAssert",
+    "ImageContent", "Initialize", "JsonFileAssert", "LlmError", "LlmResponse", "Log", "McpServer",
+    "Merge", "PermissionDecision", "PermissionOption", "PlanContent", "PlanEntry", "ProgressStep",
+    "RegionMask", "Repo", "RepoFile", "ResourceContent", "ResourceLinkContent", "Scenario",
+    "ScreenMask", "Screenshot", "Server", "SessionStart", "SetMode", "SetModel", "Status",
+    "TextContent", "TextMask", "TextStep", "ToolExecution", "UserCancelSession", "UserCommand",
+    "UserEdits", "UserInput", "UserInputs", "content_text",
 ]
 
 Json = Any
@@ -287,6 +287,35 @@ class JsonFileAssert:
 
 
 @dataclass(slots=True)
+class FileContainsAssert:
+    """``assert.fs.contains``: a text file in the workspace holds each of ``texts``."""
+
+    path: str
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class TextMask:
+    """A screen mask: what ``regex`` (Python ``re``, one row at a time) matches on the
+    normalised screen is written as ``replace`` in goldens, and drawn plain."""
+
+    regex: str
+    replace: str = "[MASKED]"
+
+
+@dataclass(slots=True)
+class RegionMask:
+    """A screen mask: the cells of ``rows`` × ``columns`` (inclusive; negative numbers count
+    from the bottom / right edge) are written as ``░`` in goldens, and drawn plain."""
+
+    rows: tuple[int, int] = (0, -1)
+    columns: tuple[int, int] = (0, -1)
+
+
+ScreenMask = TextMask | RegionMask
+
+
+@dataclass(slots=True)
 class GitCommitAssert:
     """``assert.git.commit``: the last commit's message contains this text."""
 
@@ -495,6 +524,7 @@ class Assert(Event):
 
     fs_exists: tuple[str, ...] = ()
     fs_not_exists: tuple[str, ...] = ()
+    fs_contains: tuple[FileContainsAssert, ...] = ()
     text_contains: tuple[str, ...] = ()
     json_file: tuple[JsonFileAssert, ...] = ()
     git_commit: tuple[GitCommitAssert, ...] = ()
@@ -506,6 +536,7 @@ class Screenshot(Event):
     """Capture the terminal (or page) under ``label`` at this point."""
 
     label: str
+    masks: tuple[ScreenMask, ...] = ()  # this screenshot's own, after the scenario's
     kind: ClassVar[str] = "screenshot"
 
 
@@ -658,6 +689,7 @@ class Scenario:
     server: Server = field(default_factory=Server)
     acp: Acp | None = None
     expect: Expect | None = None
+    screen_masks: tuple[ScreenMask, ...] = ()  # ``screen.masks``: for every screenshot
     compat: Mapping[str, Json] = field(default_factory=dict)
     initial_prompt: str | None = None  # legacy top-level ``initialPrompt``
     effective_initial_prompt: str | None = None

@@ -165,7 +165,10 @@ def _timeline_item() -> Schema:
         "granted": {"type": "boolean"}, "_meta": _ref("meta")},
         "required": ["options"], "not": {"required": ["decision", "granted"]}}
     assert_ = {"type": "object", "properties": {
-        "fs": {"type": "object", "properties": {"exists": _ref("strings"), "notExists": _ref("strings")}},
+        "fs": {"type": "object", "properties": {
+            "exists": _ref("strings"), "notExists": _ref("strings"),
+            "contains": {"anyOf": [_ref("fileContains"),
+                                   {"type": "array", "items": _ref("fileContains")}]}}},
         "text": {"type": "object", "properties": {"contains": _ref("strings")}},
         "json": {"type": "object", "properties": {"file": {"anyOf": [
             {"$ref": "#/definitions/jsonAssert"},
@@ -220,7 +223,11 @@ def _timeline_item() -> Schema:
             "sessionId": s, "expectedPromptResponse": expected, "_meta": _ref("meta")}}]},
             "boundary: events before it are history replayed on session/load"),
         _event("assert", assert_, "checks"),
-        _event("screenshot", text_or("label"), "capture the terminal with a label"),
+        _event("screenshot", {"anyOf": [
+            {"type": "string", "minLength": 1},
+            {"type": "object", "properties": {"label": s, "masks": _ref("masks"),
+                                              "_meta": _ref("meta")}, "required": ["label"]}]},
+            "capture the terminal with a label (and masks of its own)"),
         _event("log", text_or("message"), "a harness log message"),
         _event("status", text_or("status"), "a session status"),
         _event("complete", flag, "the task completed"),
@@ -260,6 +267,26 @@ def scenario_schema() -> Schema:
             "status": {"enum": ["pending", "in_progress", "completed"]}}, "required": ["content"]}},
         "fileRead": {"anyOf": [s, {"type": "object", "properties": {
             "path": {"type": "string", "pattern": "^/"}, "expectedContent": s}, "required": ["path"]}]},
+        "fileContains": {"type": "object", "properties": {
+            "path": {"type": "string", "minLength": 1},
+            "text": {"anyOf": [{"type": "string", "minLength": 1},
+                               {"type": "array", "items": {"type": "string", "minLength": 1},
+                                "minItems": 1}]}},
+            "required": ["path", "text"],
+            "description": "a text file in the workspace holds each text"},
+        "masks": {"type": "array", "description": "what goldens leave out: text a regex "
+                  "matches (one row at a time), or a region of rows and columns",
+                  "items": {"anyOf": [
+                      {"type": "object", "properties": {
+                          "regex": {"type": "string", "minLength": 1}, "replace": s},
+                       "required": ["regex"], "additionalProperties": False},
+                      {"type": "object", "properties": {"rows": _ref("span"),
+                                                        "columns": _ref("span")},
+                       "anyOf": [{"required": ["rows"]}, {"required": ["columns"]}],
+                       "additionalProperties": False}]}},
+        "span": {"description": "one row/column or [first, last]; negative counts from the end",
+                 "anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"},
+                                                 "minItems": 2, "maxItems": 2}]},
         "jsonAssert": {"type": "object", "properties": {"path": s, "pointer": s, "equals": {}},
                        "required": ["path"]},
         "rules": {"type": "array", "description": "conditional config, resolved at load", "items": {
@@ -295,6 +322,8 @@ def scenario_schema() -> Schema:
             "cwd": {"type": "string", "pattern": "^/"}, "mcpServers": {"type": "array", "items": mcp},
             "unstable": b}),
         "timeline": {"type": "array", "items": _ref("timelineItem")},
+        "screen": _obj({"masks": _ref("masks")}, desc="how screenshots are compared: masks "
+                       "applied to every golden"),
         "expect": _obj({"exitCode": {"type": "integer"}, "artifacts": {"type": "array", "items": {
             "type": "object", "properties": {"type": s, "pattern": s}, "required": ["pattern"]}}}),
     }

@@ -26,7 +26,7 @@ __all__ = ["TOP_KEYS", "check_sessions", "parse_acp", "parse_ah", "parse_expect"
            "parse_server"]
 
 TOP_KEYS = frozenset({"name", "tags", "terminalRef", "compat", "repo", "ah", "server", "acp",
-                      "timeline", "expect", "description", "initialPrompt"})
+                      "timeline", "expect", "description", "initialPrompt", "screen"})
 
 
 def parse_repo(report: Report, top: dict[Any, Any]) -> Repo | None:

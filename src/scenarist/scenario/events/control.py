@@ -12,6 +12,7 @@ from scenarist.scenario.model import (
     BaseTimeDelta,
     Complete,
     Event,
+    FileContainsAssert,
     GitCommitAssert,
     Initialize,
     JsonFileAssert,
@@ -22,6 +23,8 @@ from scenarist.scenario.model import (
     Status,
 )
 from scenarist.scenario.report import join
+from scenarist.scenario.screen_masks import parse_masks
+from scenarist.scenario.source import MISSING
 
 __all__ = ["HANDLERS", "expected_response"]
 
@@ -88,7 +91,7 @@ def assertion(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path
     report.unknown_keys(d, ("fs", "text", "json", "git", "_meta"), path)
     fs = report.mapping(d, "fs", path) or {}
     fpath = join(path, "fs")
-    report.unknown_keys(fs, ("exists", "notExists"), fpath)
+    report.unknown_keys(fs, ("exists", "notExists", "contains"), fpath)
     text = report.mapping(d, "text", path) or {}
     report.unknown_keys(text, ("contains",), join(path, "text"))
     json_asserts = []
@@ -100,6 +103,19 @@ def assertion(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path
                          f"a JSON pointer starts with '/', got {pointer!r}",
                          "e.g. '/version' or '/scripts/test' ('' is the whole document)")
         json_asserts.append(JsonFileAssert(jp or "", pointer, spec.get("equals")))
+    contains = []
+    for holder, k, p in _one_or_many(ctx, fs, "contains", fpath):
+        spec = holder[k]
+        report.unknown_keys(spec, ("path", "text"), p)
+        fp = report.string(spec, "path", p, required=True, nonempty=True, example="notes.md")
+        texts = report.strings(spec, "text", p)
+        if "text" not in spec:
+            report.error(spec, MISSING, p, "missing required key 'text'",
+                         "add 'text: ...', the text the file must hold (or a list of texts)")
+        elif not texts or not all(texts):
+            report.error(spec, "text", join(p, "text"), "text must not be empty (every file "
+                         "contains the empty text)", "give the text the file must hold")
+        contains.append(FileContainsAssert(fp or "", texts))
     commits = []
     for spec, p in _section_items(ctx, d, path, "git", "commit", ("messageContains",)):
         msg = report.string(spec, "messageContains", p, required=True, example="'Fix bug'")
@@ -107,12 +123,13 @@ def assertion(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path
     result = Assert(**ctx.base(path, report.meta(d, path)),
                     fs_exists=report.strings(fs, "exists", fpath),
                     fs_not_exists=report.strings(fs, "notExists", fpath),
+                    fs_contains=tuple(contains),
                     text_contains=report.strings(text, "contains", join(path, "text")),
                     json_file=tuple(json_asserts), git_commit=tuple(commits))
-    if not (result.fs_exists or result.fs_not_exists or result.text_contains
-            or result.json_file or result.git_commit):
-        report.warn(item, key, path, "this assert checks nothing",
-                    "add fs.exists, fs.notExists, text.contains, json.file or git.commit")
+    if not (result.fs_exists or result.fs_not_exists or result.fs_contains
+            or result.text_contains or result.json_file or result.git_commit):
+        report.warn(item, key, path, "this assert checks nothing", "add fs.exists, "
+                    "fs.notExists, fs.contains, text.contains, json.file or git.commit")
     return result
 
 
@@ -148,11 +165,12 @@ def _one_or_many(ctx: ItemContext, d: dict[Any, Any], key: str, path: str) -> li
 
 
 def _text_event(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
-                field: str) -> tuple[dict[str, Any], str, dict[Any, Any]] | None:
+                field: str, known: tuple[str, ...] | None = None,
+                ) -> tuple[dict[str, Any], str, dict[Any, Any]] | None:
     if isinstance(value, str) and value.strip():
         return ctx.base(path), value, {}
     if isinstance(value, dict):
-        ctx.report.unknown_keys(value, (field, "level", "_meta"), path)
+        ctx.report.unknown_keys(value, known or (field, "level", "_meta"), path)
         got = ctx.report.string(value, field, path, required=True, nonempty=True)
         return ctx.base(path, ctx.report.meta(value, path)), got or "", value
     ctx.report.wrong_type(item, key, path.rsplit(".", 1)[0], "a non-empty string",
@@ -162,8 +180,10 @@ def _text_event(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, pa
 
 def screenshot(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
                ipath: str) -> Event | None:
-    got = _text_event(ctx, value, item, key, path, "label")
-    return None if got is None else Screenshot(**got[0], label=got[1])
+    got = _text_event(ctx, value, item, key, path, "label", ("label", "masks", "_meta"))
+    if got is None:
+        return None
+    return Screenshot(**got[0], label=got[1], masks=parse_masks(ctx.report, got[2], "masks", path))
 
 
 def log(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
