@@ -36,14 +36,20 @@ async def test_report_draws_every_screenshot_with_its_colours(tmp_path: Path) ->
             page.on("request", lambda r: requests.append(r.url))
             page.on("pageerror", lambda e: problems.append(str(e)))
             await page.goto(page_path.as_uri())
-            screens = page.locator("pre.screen")
-            assert await screens.count() == 4  # three screenshots and the final screen
+            # three screenshots, the final screen, and the failure's screen (below)
+            assert await page.locator("pre.screen").count() == 5
+            screens = page.locator("table.timeline pre.screen")
+            assert await screens.count() == 3
+            # the failure is shown first, with the screen it happened on and its diff
+            failure = page.locator("ol.failures")
+            assert await failure.locator("pre.screen").count() == 1
+            assert await failure.locator("pre.diff span.del").inner_text() == "-|  [x] ship it"
             first = await screens.nth(1).inner_text()
             assert "To-do (2/3 done)" in first and "[x] buy milk" in first
             assert len(first.splitlines()) == 30
-            green = page.locator("pre.screen >> nth=1 >> span", has_text="[x] buy milk")
+            green = screens.nth(1).locator("span", has_text="[x] buy milk")
             assert await green.evaluate("e => getComputedStyle(e).color") == "rgb(0, 205, 0)"
-            title = page.locator("pre.screen >> nth=1 >> span", has_text="To-do")
+            title = screens.nth(1).locator("span", has_text="To-do")
             # reverse video: the default foreground becomes the background
             assert await title.evaluate("e => getComputedStyle(e).backgroundColor") == \
                 "rgb(212, 212, 212)"
@@ -51,8 +57,9 @@ async def test_report_draws_every_screenshot_with_its_colours(tmp_path: Path) ->
             failed = page.locator("tr.failed")
             assert await failed.count() == 1
             assert "two_done" in await failed.inner_text()
-            assert await page.locator("pre.diff span.del").inner_text() == "-|  [x] ship it"
-            assert await page.locator("pre.diff span.add").inner_text() == "+|  [ ] ship it"
+            diff = page.locator("table.timeline pre.diff")
+            assert await diff.locator("span.del").inner_text() == "-|  [x] ship it"
+            assert await diff.locator("span.add").inner_text() == "+|  [ ] ship it"
             checks = page.locator("ul.checks li.passed")
             assert await checks.count() == 9 + 3  # the asserts and the expectations
             assert "json.file todo.json#/items/0/done: is true" in \
