@@ -32,6 +32,8 @@ NOT_PACING: dict[tuple[str, str], str] = {
     ("hub/sessions.py", "AgentSession._fan_out"):
         "a backpressure window: reading resumes when the slowest pacing client catches up",
     ("hub/sessions.py", "AgentSession._arm_timer"): "the agent's run timeout",
+    ("acp/client.py", "_exit_code"):
+        "polls an agent's exit (Process.wait() also waits for pipes a leftover child holds)",
     ("demo.py", "Agent.turn"): "a client honouring the server's retry-after before retrying",
     ("rest/session.py", "Sessions._watch"):
         "looks for orphaned sessions every half lease term; paces no output",
