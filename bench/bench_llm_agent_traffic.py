@@ -529,11 +529,13 @@ def rss_mb(pid: int) -> float:
 
 @contextmanager
 def scenarist(
-    scenario: Path, *flags: str, profile: Path | None = None
+    scenario: Path, *flags: str, profile: Path | None = None, tree: Path | None = None
 ) -> Iterator[tuple[int, int]]:
-    """``scenarist llm`` (optionally under cProfile, written to ``profile`` at exit)."""
+    """``scenarist llm`` (optionally under cProfile, written to ``profile`` at exit; or from
+    another source ``tree``, to compare commits in one run)."""
     if profile is None:
-        with run_server(scenario, *flags) as server:
+        env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree / "src")}
+        with run_server(scenario, *flags, env=env) as server:
             yield server.port, server.pid
         return
     port = free_port()
@@ -570,6 +572,7 @@ def report(
     results: dict[str, dict[str, list[LoadResult]]], rss: dict[str, float], sizes: str
 ) -> None:
     names = ["aimock", "default", "no-memo", "floor"]
+    extra = [n for n in ("base", "base-no-memo") if n in rss]
     print(
         f"\nmedians of the rounds ({sizes}); server on CPU {SERVER_CPU}, client on CPU {CLIENT_CPU}"
     )
@@ -595,6 +598,17 @@ def report(
         cpu = max(r.client_cpu for n in names for r in by[n])
         print(f"{'  client CPU (max)':24s}{cpu:12.0%}")
     print(f"{'RSS max MB':24s}" + "".join(f"{rss[n]:12.0f}" for n in names))
+    for name in extra:  # the other tree: this tree's rate over its rate
+        mine = "default" if name == "base" else "no-memo"
+        for load_name, by in results.items():
+            ratio = statistics.median(r.rate for r in by[mine]) / statistics.median(
+                r.rate for r in by[name]
+            )
+            p99 = statistics.median(r.ttfb_p99_ms for r in by[name])
+            print(
+                f"{load_name:24s} {mine} vs {name}: {ratio:5.2f}x  ({name} TTFB p99 {p99:.1f} ms)"
+            )
+        print(f"{'RSS max MB':24s} {name}: {rss[name]:.0f}")
 
 
 def main() -> int:
@@ -605,6 +619,9 @@ def main() -> int:
         "--inflate", type=int, default=200, help="characters per elided string (0: as captured)"
     )
     ap.add_argument("--only", help="comma-separated servers (aimock,default,no-memo,floor)")
+    ap.add_argument(
+        "--base", type=Path, help="also run another source tree (e.g. a worktree of HEAD~1)"
+    )
     ap.add_argument(
         "--profile", type=Path, help="cProfile `scenarist llm` (default) into this file"
     )
@@ -657,6 +674,10 @@ def main() -> int:
                 ports["floor"],
             ),
         }
+        if args.base is not None:
+            base = args.base.resolve()
+            servers["base"] = lambda: scenarist(scenario, tree=base)
+            servers["base-no-memo"] = lambda: scenarist(scenario, "--no-memo", tree=base)
         if args.only:
             keep = set(args.only.split(","))
             servers = {n: s for n, s in servers.items() if n in keep}
