@@ -70,6 +70,7 @@ FINAL = (  # ~100 words
 )
 CONVERSATIONS = 200
 SAMPLE_EVERY = 40  # answers under load kept and checked
+SETTLE_S = 1.0  # idle before each measured run
 SERVER_CPU, CLIENT_CPU = 0, 1
 ELIDED = re.compile(r"\.\.\.<\+(\d+) chars>")
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -692,9 +693,15 @@ def main() -> int:
                     asyncio.run(verify(name, port, reqs, stream))
                     asyncio.run(load(port, reqs, 1, 8))  # warm-up
             print("answers verified for every server, API, turn and mode", flush=True)
+            order = list(running.items())
             for rnd in range(args.rounds):
-                for load_name, (reqs, conns, stream) in loads.items():
-                    for name, (port, pid) in running.items():
+                for k, (load_name, (reqs, conns, stream)) in enumerate(loads.items()):
+                    # each run starts after another server's: aimock (V8) keeps CPU 0 busy
+                    # for a moment after its load (collecting ~200 MB), so the order turns
+                    # every run and every server gets a pause to settle before its run
+                    turn = (rnd * len(loads) + k) % len(order)
+                    for name, (port, pid) in order[turn:] + order[:turn]:
+                        time.sleep(SETTLE_S)
                         res = asyncio.run(load(port, reqs, args.seconds, conns))
                         for req, raw in res.samples:
                             check(name, req, raw, stream)

@@ -309,13 +309,15 @@ class RequestMemo:
     gets the same answer and journal notes without being read again: SDK test suites and
     load tests send the same request many times. The server answered a repeated short chat
     request in 15 µs of CPU with it, 49 µs with :class:`Memo` alone (ASGI called directly).
-    Bodies over ``body_limit`` bytes are not kept (hashing one costs 0.24 µs per KiB); an
+    Bodies over ``body_limit`` bytes are not kept: agents' requests (15-50 KB of system prompt,
+    tools and history) never repeat, and keeping them made streamed answers slower than
+    without the memo under agent-shaped load; SDK suites and load tests send small bodies. An
     answer is kept when its request comes a second time (:class:`SeenOnce`); the memo starts
     afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies and answers."""
 
     def __init__(self, answer: Callable[[ModelRequest, Callable[[ErrorKey], bool], Notes],
                                          Rejection | Answer],
-                 *, limit: int = MEMO_LIMIT, body_limit: int = 64 * 1024,
+                 *, limit: int = MEMO_LIMIT, body_limit: int = 8 * 1024,
                  byte_limit: int = 16 * 1024 * 1024) -> None:
         self.answer = answer
         self.limit, self.body_limit, self.byte_limit = limit, body_limit, byte_limit
