@@ -21,10 +21,12 @@ the answers under load; each answer is parsed and checked (text, tool name, comm
 
 The servers run on CPU 0 and the load generator (a raw-socket asyncio client on uvloop) on
 CPU 1; the generator reports its own CPU use per run, so a saturated client shows. Loads are
-measured in interleaved rounds (every server once per load and round), figures are medians.
+measured in interleaved rounds (every server once per load and round, the order turning from
+run to run, a 1 s pause before each), figures are medians.
 
     .venv/bin/python bench/bench_llm_agent_traffic.py [--rounds 3] [--seconds 3] [--inflate 200]
-        [--profile OUT.txt]   # also: cProfile of `scenarist llm` under the stream load
+        [--profile OUT.prof]  # the default server under cProfile (pstats file at exit)
+        [--base TREE]         # also another source tree's server, e.g. a worktree of HEAD~1
 
 Targets (issue 28): streams/s (c=8, c=32) and non-streaming req/s >= 2x aimock, TTFB p99 <=
 aimock's, default >= ``--no-memo``, non-streaming >= 0.8x the floor, RSS <= 100 MB.
