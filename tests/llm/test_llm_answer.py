@@ -83,10 +83,12 @@ def test_the_memo_wraps_the_pure_encoder_without_changing_a_byte() -> None:
     cached, fresh = Answerer(Selector([PACED]), encode=memo), Answerer(Selector([PACED]))
     for stream in (False, True):
         body = chat("pace me", stream=stream)
-        one, two = cached.answer(request(body), never), cached.answer(request(body), never)
+        # kept when the key comes a second time, served from the memo the third
+        one, two, three = (cached.answer(request(body), never) for _ in range(3))
         plain = fresh.answer(request(body), never)
         assert isinstance(one, Answer) and isinstance(two, Answer) and isinstance(plain, Answer)
-        assert one.encoded is two.encoded and one.encoded == plain.encoded
+        assert isinstance(three, Answer) and three.encoded is two.encoded
+        assert one.encoded is not two.encoded and one.encoded == plain.encoded
     assert len(memo) == 2
 
 
@@ -100,19 +102,23 @@ def test_the_request_memo_answers_a_repeated_request_without_reading_it() -> Non
 
     memo = RequestMemo(counted)
     same = request(chat("say hello"))
+    once = memo(same, never, {"seq": 0})
+    assert isinstance(once, Answer) and once.repeatable and len(memo) == 0  # seen once
     first_notes: dict[str, Any] = {"seq": 1}
-    first = memo(same, never, first_notes)
+    first = memo(same, never, first_notes)  # seen again: kept
     again_notes: dict[str, Any] = {"seq": 2}
     again = memo(same, never, again_notes)
     assert isinstance(first, Answer) and isinstance(again, Answer) and first.repeatable
-    assert again.encoded is first.encoded and len(calls) == 1
+    assert again.encoded is first.encoded and len(calls) == 2
     assert again_notes == {**first_notes, "seq": 2} and again_notes["scenario"] == "hello"
     # another created second, another answer header or other bytes: answered afresh
-    memo(ModelRequest("chat", {}, same.raw, created=same.created + 1), never, {})
-    memo(ModelRequest.of("chat", {"x-scenario-name": "hello", "user-agent": "x"}, same.raw,
-                         same.created), never, {})
-    memo(request(chat("say hello", temperature=0)), never, {})
-    assert len(calls) == 4 and len(memo) == 4
+    others = [ModelRequest("chat", {}, same.raw, created=same.created + 1),
+              ModelRequest.of("chat", {"x-scenario-name": "hello", "user-agent": "x"},
+                              same.raw, same.created),
+              request(chat("say hello", temperature=0))]
+    for other in others * 2:
+        memo(other, never, {})
+    assert len(calls) == 8 and len(memo) == 4
     # headers no answer reads are not carried (so they cannot be missing from the key)
     assert ModelRequest.of("chat", {"user-agent": "x", "x-scenario-session": "s"}, b"",
                            0).headers == {"x-scenario-session": "s"}
@@ -148,12 +154,12 @@ def test_the_request_memo_keeps_only_answers_that_depend_on_the_request_alone(
     small = RequestMemo(answerer.answer, limit=2, body_limit=200)
     small(request(chat("say hello", pad="p" * 300)), never, {})
     assert len(small) == 0
-    for n in range(3):
+    for n in (0, 0, 1, 1, 2, 2):  # each kept when it comes a second time
         small(request(chat("say hello", n=n + 1)), never, {})
     assert len(small) == 1
     # and beyond its bytes of bodies and answers
     tight = RequestMemo(answerer.answer, byte_limit=600)
-    for n in range(3):
+    for n in (0, 0, 1, 1, 2, 2):
         tight(request(chat("say hello", n=n + 1)), never, {})
     assert len(tight) == 1
 

@@ -3,9 +3,10 @@
 The server keeps two memos. The request memo answers a request it has seen before (same
 body bytes, answer headers and ``created`` second) without reading it again; the render memo
 re-sends the encoded answer of a turn that reads no files, for requests that differ in bytes
-but not in what reaches the renderer. Each variant is sent three times: a miss of both, a
+but not in what reaches the renderer. A memo keeps an answer when its key comes a second
+time, so each variant is sent four times: a miss of both, a miss that both keep, a
 request-memo hit, and the same request with other padding bytes (a render-memo hit); all
-three must equal the answer of a server without memos, and so must their journal entries.
+four must equal the answer of a server without memos, and so must their journal entries.
 
 The render memo is only honest if
 its key covers everything that reaches the renderer and the encoders: scenario (not just
@@ -140,14 +141,14 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
     for name, variant in VARIANTS.items():
         expected = post(fresh.url, variant)
         journaled = _entry(fresh)
-        for filler in ("x", "x", "y"):  # a miss, a request-memo hit, a render-memo hit
+        for filler in ("x", "x", "x", "y"):  # miss, kept, request-memo hit, render-memo hit
             assert post(memo.url, variant, filler) == expected, (name, filler)
             assert _entry(memo) == journaled, (name, filler)
         answers[name] = expected
     # each variant really changes the bytes, so a key missing any of them would be caught
     assert len(set(answers.values())) == len(VARIANTS)
     assert len(memo.server.memo) == len(VARIANTS)
-    assert len(memo.server.request_memo) == 2 * len(VARIANTS)  # the "x" and "y" bodies
+    assert len(memo.server.request_memo) == len(VARIANTS)  # "x" bodies ("y" came once)
     assert fresh.server.memo is None and fresh.server.request_memo is None
 
     now[0] += 1  # the next second: ``created`` changes

@@ -270,15 +270,41 @@ def _batched(frames: Iterable[tuple[int, bytes]]) -> tuple[Batch, ...]:
     return tuple(batches)
 
 
+class SeenOnce:
+    """Which memo keys came once: a memo keeps an answer only when its key comes again.
+
+    Agents never repeat a request (each carries a new history), so a memo that kept every
+    answer filled up, started afresh and filled up again without a hit: under agent-shaped
+    load (bench/bench_llm_agent_traffic.py) that made the default slower than ``--no-memo``
+    and 25 MB larger. Remembering a key's hash costs a set insertion; repeated requests (SDK
+    suites, load tests) are answered from the memo from their third time on."""
+
+    def __init__(self, limit: int = 4 * MEMO_LIMIT) -> None:
+        self.limit = limit
+        self._hashes: set[int] = set()
+
+    def again(self, key: tuple[Any, ...]) -> bool:
+        """Whether ``key`` was seen before (it is remembered now if not)."""
+        h = hash(key)
+        if h in self._hashes:
+            return True
+        if len(self._hashes) >= self.limit:
+            self._hashes.clear()
+        self._hashes.add(h)
+        return False
+
+
 class Memo:
     """:func:`encode_turn` with memory: a turn whose rendering reads no files is a pure
     function of its :class:`Rendering` key (and the server's fixed options), so its encoded
-    answer is kept (up to ``limit`` answers; then the memo starts afresh). A test holds
-    memoised and fresh answers equal byte for byte across every input."""
+    answer is kept once the key comes a second time (:class:`SeenOnce`; up to ``limit``
+    answers, then the memo starts afresh). A test holds memoised and fresh answers equal byte
+    for byte across every input."""
 
     def __init__(self, limit: int = MEMO_LIMIT) -> None:
         self.limit = limit
         self._answers: dict[tuple[Any, ...], Encoded] = {}
+        self._seen = SeenOnce()
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -290,9 +316,10 @@ class Memo:
         hit = self._answers.get(key)
         if hit is None:
             hit = encode_turn(r)
-            if len(self._answers) >= self.limit:
-                self._answers.clear()
-            self._answers[key] = hit
+            if self._seen.again(key):
+                if len(self._answers) >= self.limit:
+                    self._answers.clear()
+                self._answers[key] = hit
         return hit
 
 
@@ -305,17 +332,21 @@ class RequestMemo:
     gets the same answer and journal notes without being read again: SDK test suites and
     load tests send the same request many times. The server answered a repeated short chat
     request in 15 µs of CPU with it, 49 µs with :class:`Memo` alone (ASGI called directly).
-    Bodies over ``body_limit`` bytes are not kept (hashing one costs 0.24 µs per KiB); the
-    memo starts afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies and answers."""
+    Bodies over ``body_limit`` bytes are not kept: agents' requests (15-50 KB of system prompt,
+    tools and history) never repeat, and keeping them made streamed answers slower than
+    without the memo under agent-shaped load; SDK suites and load tests send small bodies. An
+    answer is kept when its request comes a second time (:class:`SeenOnce`); the memo starts
+    afresh beyond ``limit`` answers or ``byte_limit`` bytes of bodies and answers."""
 
     def __init__(self, answer: Callable[[ModelRequest, Callable[[ErrorKey], bool], Notes],
                                          Rejection | Answer],
-                 *, limit: int = MEMO_LIMIT, body_limit: int = 64 * 1024,
+                 *, limit: int = MEMO_LIMIT, body_limit: int = 8 * 1024,
                  byte_limit: int = 16 * 1024 * 1024) -> None:
         self.answer = answer
         self.limit, self.body_limit, self.byte_limit = limit, body_limit, byte_limit
         self._answers: dict[tuple[Any, ...], Answer] = {}
         self._bytes = 0
+        self._seen = SeenOnce()
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -333,7 +364,7 @@ class RequestMemo:
         learned: Notes = {}
         result = self.answer(request, served, learned)
         notes.update(learned)
-        if isinstance(result, Answer) and result.repeatable:
+        if isinstance(result, Answer) and result.repeatable and self._seen.again(key):
             size = len(request.raw) + _size(result.encoded)
             if len(self._answers) >= self.limit or self._bytes + size > self.byte_limit:
                 self._answers.clear()

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
+import orjson
+
 from scenarist.json_kind import json_kind
 from scenarist.llm.aider import edit_format
 from scenarist.llm.code_mode import (
@@ -279,6 +281,31 @@ def _json_type(prop: Any) -> str:
     return kind if isinstance(kind, str) else ""
 
 
+#: tool lists read before, by their JSON bytes (bounded: the memo starts afresh when full)
+_DECLARED: dict[tuple[str, bytes], tuple[ToolDecl, ...]] = {}
+_DECLARED_LIMIT = 64
+
+
+def _declared(raw: Any, where: str) -> tuple[ToolDecl, ...]:
+    """:func:`_tools`, remembered by the list's JSON bytes. An agent declares the same tools on
+    every request (Claude Code's dozen schemas, ~10 KB): reading them was a fifth of an
+    answer's CPU, dumping them again with orjson to look them up costs a tenth of that. A
+    list that fails to validate is never kept, so it raises every time."""
+    if not isinstance(raw, list) or not raw:
+        return tuple(_tools(raw, where))
+    try:
+        key = (where, orjson.dumps(raw))
+    except TypeError:  # not JSON (a caller passing Python objects): read it as it is
+        return tuple(_tools(raw, where))
+    found = _DECLARED.get(key)
+    if found is None:
+        found = tuple(_tools(raw, where))
+        if len(_DECLARED) >= _DECLARED_LIMIT:
+            _DECLARED.clear()
+        _DECLARED[key] = found
+    return found
+
+
 def _tools(raw: Any, where: str) -> list[ToolDecl]:
     if raw is None:
         return []
@@ -372,7 +399,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         stream=stream,
         prompts=tuple(prompts),
         cwd=find_cwd(texts),
-        tools=tuple(_tools(body.get("tools"), "tools")),
+        tools=_declared(body.get("tools"), "tools"),
         marks=tuple(marks),
         assistant_turns=turns,
         tool_calls=calls,
@@ -425,7 +452,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     """Read an OpenAI Responses request (``POST /v1/responses``), Codex's included."""
     model = _str(_required(body, "model"), "model")
     raw_input = _required(body, "input")
-    tools = _tools(body.get("tools"), "tools")
+    tools = list(_declared(body.get("tools"), "tools"))
     prompts: list[str] = []
     marks: list[Mark] = []
     texts: list[str] = []
@@ -502,7 +529,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             results += 1
             in_turn = False
         elif kind == "additional_tools":  # Codex "code mode": tools travel in the input
-            tools.extend(_tools(item.get("tools"), f"{where}.tools"))
+            tools.extend(_declared(item.get("tools"), f"{where}.tools"))
         elif kind is None:
             raise RequestError(f"{where}.type: Field required", param=f"{where}.type")
         # other item kinds (configuration_update, item_reference, compaction...) carry no turn
@@ -603,7 +630,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         stream=_stream_flag(body),
         prompts=tuple(prompts),
         cwd=find_cwd(texts),
-        tools=tuple(_tools(body.get("tools"), "tools")),
+        tools=_declared(body.get("tools"), "tools"),
         marks=tuple(marks),
         assistant_turns=turns,
         tool_calls=calls,

@@ -547,6 +547,9 @@ class _PacedStream(Response):
         self.entry = entry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if all(batch.at_ms <= 0 for batch in self.batches):
+            await self._send_at_once(send)
+            return
         pump = asyncio.current_task()
         disconnected = False
 
@@ -585,3 +588,21 @@ class _PacedStream(Response):
             self.owner.active_streams -= 1
             self.owner.journal.settle(self.entry)
             watcher.cancel()
+
+    async def _send_at_once(self, send: Send) -> None:
+        """A stream that is all due at its start (zero delays: agents' usual scenarios) goes
+        out as the headers and one body message: nothing waits, so there is no schedule to
+        keep and no watcher task to stop a wait early. Under agent-shaped load this was a
+        quarter of a streamed answer's server time (a task, a pacing generator and a send per
+        stream)."""
+        self.owner.active_streams += 1
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            data = b"".join(batch.data for batch in self.batches)
+            await send({"type": "http.response.body", "body": data, "more_body": False})
+            self.entry["completed"] = True
+        except OSError:
+            self.entry["disconnected"] = True
+        finally:
+            self.owner.active_streams -= 1
+            self.owner.journal.settle(self.entry)
