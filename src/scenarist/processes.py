@@ -1,0 +1,330 @@
+"""Start a child so that everything it starts can be found and stopped: one rule everywhere.
+
+Every front end that runs a program (the executor's program under test and its agents, the
+mock agent's tool commands, ``acp-test``'s agent, the hub's agents, the ``scenarist llm``
+helper) spawns it with a :class:`ProcessTree`. The tree is set up before the child runs, so
+nothing the child starts can slip out of it, not even a double-forked daemon that called
+``setsid``; :meth:`ProcessTree.stop` then ends all of it (SIGTERM, a short grace, SIGKILL,
+reaped) and says what it found, pid and command line, so a caller can report it::
+
+    tree = ProcessTree()
+    proc = subprocess.Popen(argv, env=tree.environ(env), preexec_fn=tree.enter,
+                            start_new_session=True)
+    tree.adopt(proc.pid)
+    ...
+    stopped = tree.stop()          # (ProcessInfo(pid, cmdline), ...) of what was running
+
+How members are tracked, the first that works on this machine (``mode``):
+
+``cgroup``
+    A cgroup v2 of its own, made below this process's cgroup; the child joins it in
+    ``preexec_fn`` before ``exec``, so every descendant is born in it whatever it does, and
+    ``cgroup.kill`` ends them all in one write. Exact, but it needs a writable (delegated)
+    cgroup v2 hierarchy: root in a container, or a systemd user slice with delegation. CI
+    runners often have neither, hence the fallbacks.
+``subreaper``
+    ``prctl(PR_SET_CHILD_SUBREAPER)`` on this process: an orphan (a daemon whose parent
+    exited) is re-parented to us instead of to init, so it stays below us and we reap it
+    (in containers PID 1 often reaps nothing). Members are found in ``/proc``: descendants of
+    the child, its session and process group, and every process whose environment carries
+    the tree's marker (:data:`MARKER`, inherited across ``fork``, ``setsid`` and ``exec``).
+``session``
+    Where ``prctl`` is missing (not Linux): the same ``/proc`` search without the re-parenting.
+    A descendant that leaves the session *and* clears its environment is found only with a
+    cgroup.
+
+``SCENARIST_PROCESS_TRACKING=subreaper|session`` picks a weaker mode on purpose (the tests of
+the fallbacks use it); ``cgroup`` is the default wherever it works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import itertools
+import os
+import signal
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["MARKER", "STOP_GRACE_S", "ProcessInfo", "ProcessTree", "TrackingMode", "describe"]
+
+TrackingMode = Literal["cgroup", "subreaper", "session"]
+MARKER = "SCENARIST_PROCESS_TREE"  # environment variable naming the tree a process belongs to
+STOP_GRACE_S = 0.5  # SIGTERM → SIGKILL: everything is gone within a second of the stop
+_KILL_BOUND_S = 5.0  # SIGKILL cannot be ignored; this only bounds /proc and cgroup lag
+_CMDLINE_CHARS = 300
+_PR_SET_CHILD_SUBREAPER = 36
+_MODES: tuple[TrackingMode, ...] = ("cgroup", "subreaper", "session")
+_ids = itertools.count(1)
+_state: dict[str, object] = {}  # per-process choices, made once: cgroup root, subreaper
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessInfo:
+    """A process that was running when its tree was stopped."""
+
+    pid: int
+    cmdline: str
+
+    def __str__(self) -> str:
+        return f"{self.pid} {self.cmdline}"
+
+
+def describe(found: Iterable[ProcessInfo]) -> str:
+    """``pid cmdline`` of each, joined by ``; `` (for one-line messages)."""
+    return "; ".join(str(info) for info in found)
+
+
+# -- /proc ---------------------------------------------------------------------------------
+
+
+def _read(path: str, limit: int = 65536) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """``/proc/PID/stat`` after the command name: state, ppid, pgrp, session, ...; ``None``
+    for a process that is gone or a zombie (a zombie has already ended)."""
+    raw = _read(f"/proc/{pid}/stat", 4096)
+    if raw is None:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
+    if len(fields) < 4 or fields[0] in ("Z", "X"):
+        return None
+    return fields
+
+
+def _cmdline(pid: int) -> str:
+    raw = _read(f"/proc/{pid}/cmdline")
+    if raw:
+        text = " ".join(part.decode("utf-8", "replace") for part in raw.rstrip(b"\0").split(b"\0"))
+    else:
+        comm = _read(f"/proc/{pid}/comm") or b"?"
+        text = f"[{comm.decode('utf-8', 'replace').strip()}]"
+    return text if len(text) <= _CMDLINE_CHARS else text[: _CMDLINE_CHARS - 1] + "…"
+
+
+def _live_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+# -- the tracking modes ----------------------------------------------------------------------
+
+
+def _cgroup_root() -> Path | None:
+    """Where this process's cgroup v2 is mounted and lives; ``None`` without cgroup v2."""
+    if "cgroup_root" in _state:
+        root = _state["cgroup_root"]
+        return root if isinstance(root, Path) else None
+    found: Path | None = None
+    mounts = (_read("/proc/self/mountinfo", 1 << 20) or b"").decode("utf-8", "replace")
+    mount = next((line.split()[4] for line in mounts.splitlines() if " - cgroup2 " in line), None)
+    own = (_read("/proc/self/cgroup") or b"").decode("utf-8", "replace")
+    path = next((line[3:] for line in own.splitlines() if line.startswith("0::")), None)
+    if mount is not None and path is not None and not path.endswith("(deleted)"):
+        candidate = Path(mount) / path.lstrip("/")
+        if (candidate / "cgroup.procs").is_file() and os.access(candidate, os.W_OK):
+            found = candidate
+    _state["cgroup_root"] = found
+    return found
+
+
+def _make_subreaper() -> bool:
+    if "subreaper" not in _state:
+        ok = False
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        _state["subreaper"] = ok
+    return _state["subreaper"] is True
+
+
+def _wanted_modes() -> tuple[TrackingMode, ...]:
+    asked = os.environ.get("SCENARIST_PROCESS_TRACKING", "cgroup")
+    start = _MODES.index(asked) if asked in _MODES else 0  # type: ignore[arg-type]
+    return _MODES[start:]
+
+
+class ProcessTree:
+    """One child and everything it starts. Make it before spawning; see the module doc."""
+
+    def __init__(self) -> None:
+        self.tag = f"{os.getpid()}-{next(_ids)}-{os.urandom(4).hex()}"
+        self.leader: int | None = None
+        self.cgroup: Path | None = None
+        self.mode: TrackingMode = "session"
+        for mode in _wanted_modes():
+            if mode == "cgroup" and self._make_cgroup():
+                self.mode = "cgroup"
+                break
+            if mode == "subreaper" and _make_subreaper():
+                self.mode = "subreaper"
+                break
+        self._procs = str(self.cgroup / "cgroup.procs").encode() if self.cgroup else None
+
+    def _make_cgroup(self) -> bool:
+        root = _cgroup_root()
+        if root is None:
+            return False
+        path = root / f"scenarist-{self.tag}"
+        try:
+            path.mkdir()
+        except OSError:
+            _state["cgroup_root"] = None  # not writable after all: don't try again
+            return False
+        self.cgroup = path
+        return True
+
+    # -- spawning ------------------------------------------------------------------------
+
+    def environ(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """``env`` (default: ours) with the tree's marker, for the child."""
+        return {**(os.environ if env is None else env), MARKER: self.tag}
+
+    def enter(self) -> None:
+        """``preexec_fn``: the child joins the cgroup before it ``exec``s (no-op otherwise).
+        A failure is left for :meth:`adopt` to notice; raising here would fail the spawn."""
+        if self._procs is not None:
+            with contextlib.suppress(OSError):
+                fd = os.open(self._procs, os.O_WRONLY)
+                try:
+                    os.write(fd, b"0")
+                finally:
+                    os.close(fd)
+
+    def adopt(self, pid: int) -> None:
+        """The child has been started as ``pid``. If it did not get into the cgroup (a
+        hierarchy that refuses moves), fall back to the ``/proc`` search."""
+        self.leader = pid
+        if self.cgroup is not None and pid not in self._cgroup_members():
+            alive = _stat(pid) is not None
+            if alive:
+                self._drop_cgroup()
+                self.mode = "subreaper" if _make_subreaper() else "session"
+
+    # -- finding -------------------------------------------------------------------------
+
+    def _cgroup_members(self) -> set[int]:
+        assert self.cgroup is not None
+        pids: set[int] = set()
+        for folder, _, _ in os.walk(self.cgroup):
+            raw = _read(os.path.join(folder, "cgroup.procs"), 1 << 20) or b""
+            pids.update(int(p) for p in raw.split())
+        return pids
+
+    def _marked(self, pid: int) -> bool:
+        raw = _read(f"/proc/{pid}/environ", 1 << 20)
+        return raw is not None and f"{MARKER}={self.tag}".encode() in raw.split(b"\0")
+
+    def _searched_members(self) -> set[int]:
+        """The fallback: the leader, its session and group, the processes carrying the
+        marker, and every descendant of those."""
+        stats = {pid: s for pid in _live_pids() if (s := _stat(pid)) is not None}
+        me = os.getpid()
+        leader = self.leader
+        seeds = {
+            pid
+            for pid, s in stats.items()
+            if leader is not None and leader in (pid, int(s[2]), int(s[3]))
+        }
+        seeds.update(pid for pid in stats if pid not in seeds and pid != me and self._marked(pid))
+        children: dict[int, list[int]] = {}
+        for pid, s in stats.items():
+            children.setdefault(int(s[1]), []).append(pid)
+        found: set[int] = set()
+        todo = list(seeds)
+        while todo:
+            pid = todo.pop()
+            if pid not in found:
+                found.add(pid)
+                todo.extend(children.get(pid, ()))
+        found.discard(me)
+        return found
+
+    def members(self) -> list[int]:
+        """Pids of the live (non-zombie) processes of the tree, the leader included."""
+        pids = self._cgroup_members() if self.cgroup is not None else self._searched_members()
+        return sorted(pid for pid in pids if _stat(pid) is not None)
+
+    def alive(self) -> bool:
+        return bool(self.members())
+
+    def snapshot(self) -> list[ProcessInfo]:
+        return [ProcessInfo(pid, _cmdline(pid)) for pid in self.members()]
+
+    # -- stopping ------------------------------------------------------------------------
+
+    def send(self, sig: int) -> list[ProcessInfo]:
+        """Send ``sig`` to every live member; those it was sent to."""
+        if sig == signal.SIGKILL and self.cgroup is not None:
+            found = self.snapshot()
+            with contextlib.suppress(OSError):
+                (self.cgroup / "cgroup.kill").write_text("1")
+                return found
+        found = self.snapshot()
+        for info in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(info.pid, sig)
+        return found
+
+    def stop(
+        self, grace_s: float = STOP_GRACE_S, signals: tuple[int, ...] = (signal.SIGTERM,)
+    ) -> tuple[ProcessInfo, ...]:
+        """End the tree: ``signals`` (SIGTERM) to every member, SIGKILL to whatever is left
+        after ``grace_s``, orphans re-parented to us reaped, the cgroup removed. Returns what
+        was running when the stop began or started during it. Blocks at most ``grace_s``
+        plus the time the kernel takes to deliver SIGKILL."""
+        seen: dict[int, ProcessInfo] = {}
+        for sig in signals:
+            seen.update((i.pid, i) for i in self.send(sig))
+        deadline = time.monotonic() + grace_s
+        while seen and time.monotonic() < deadline and self.alive():
+            time.sleep(0.01)
+        bound = time.monotonic() + _KILL_BOUND_S
+        while time.monotonic() < bound:
+            killed = self.send(signal.SIGKILL)
+            if not killed:
+                break
+            seen.update((i.pid, i) for i in killed)
+            time.sleep(0.01)
+        self._reap(seen)
+        self.close()
+        return tuple(seen[pid] for pid in sorted(seen))
+
+    def _reap(self, seen: Mapping[int, ProcessInfo]) -> None:
+        """Collect the zombies of members that became our children (a subreaper's orphans);
+        the leader is left to whoever spawned it, which wants its exit status."""
+        for pid in seen:
+            if pid != self.leader:
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
+
+    def close(self) -> None:
+        """Remove the cgroup (and any left below it) once it is empty; safe to repeat."""
+        if self.cgroup is not None and not self._cgroup_members():
+            self._drop_cgroup()
+
+    def _drop_cgroup(self) -> None:
+        if self.cgroup is None:
+            return
+        for folder, _, _ in os.walk(self.cgroup, topdown=False):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        self.cgroup = None
+        self._procs = None
