@@ -14,6 +14,8 @@ reaped) and says what it found, pid and command line, so a caller can report it:
     ...
     stopped = tree.stop()          # (ProcessInfo(pid, cmdline), ...) of what was running
 
+:func:`run_command` does all of that for a command that is waited for (a tool call, a user command).
+
 How members are tracked, the first that works on this machine (``mode``):
 
 ``cgroup``
@@ -44,13 +46,24 @@ import ctypes
 import itertools
 import os
 import signal
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["MARKER", "STOP_GRACE_S", "ProcessInfo", "ProcessTree", "TrackingMode", "describe"]
+__all__ = [
+    "MARKER",
+    "STOP_GRACE_S",
+    "Finished",
+    "ProcessInfo",
+    "ProcessTree",
+    "TrackingMode",
+    "describe",
+    "run_command",
+]
 
 TrackingMode = Literal["cgroup", "subreaper", "session"]
 MARKER = "SCENARIST_PROCESS_TREE"  # environment variable naming the tree a process belongs to
@@ -328,3 +341,56 @@ class ProcessTree:
                 os.rmdir(folder)
         self.cgroup = None
         self._procs = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A command :func:`run_command` waited for, and what it left running (then stopped)."""
+
+    returncode: int  # −N: ended by signal N (also when it was stopped at the timeout)
+    output: bytes  # stdout and stderr as they interleaved, up to the limit
+    truncated: bool  # the output went past the limit
+    timed_out: bool
+    stopped: tuple[ProcessInfo, ...]  # still running at the end (the command itself if timed out)
+
+
+def run_command(
+    argv: list[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    timeout_s: float,
+    limit: int = 1 << 20,
+) -> Finished:
+    """Run ``argv`` in its own tree, wait for it (at most ``timeout_s``), then stop whatever
+    it left running. Output goes to a file, not a pipe, so the wait is for the command
+    itself (a daemon holding the pipe cannot stall it) and memory stays bounded.
+    ``OSError`` if it cannot be started."""
+    tree = ProcessTree()
+    with tempfile.TemporaryFile() as sink:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=tree.environ(env),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=tree.enter,
+            )
+        except BaseException:
+            tree.close()
+            raise
+        tree.adopt(proc.pid)
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            stopped = tree.stop()
+            proc.wait()
+        sink.seek(0)
+        output = sink.read(limit + 1)
+    return Finished(proc.returncode, output[:limit], len(output) > limit, timed_out, stopped)

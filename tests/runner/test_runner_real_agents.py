@@ -32,4 +32,4 @@ def test_real_agent_tui_typed_into_creates_the_files(
     assert final.capture is not None
     assert any("Done: both greeting files" in line for line in final.capture.lines)
     assert result.argv[0] == str(BIN / agent)
-    assert not any(running(pid) for pid in result.leftover)
+    assert not any(running(p.pid) for p in result.leftover)
