@@ -300,14 +300,21 @@ class ProcessTree:
         self, grace_s: float = STOP_GRACE_S, signals: tuple[int, ...] = (signal.SIGTERM,)
     ) -> tuple[ProcessInfo, ...]:
         """End the tree: ``signals`` (SIGTERM) to every member, SIGKILL to whatever is left
-        after ``grace_s``, orphans re-parented to us reaped, the cgroup removed. Returns what
-        was running when the stop began or started during it. Blocks at most ``grace_s``
-        plus the time the kernel takes to deliver SIGKILL."""
+        after ``grace_s``, or :data:`STOP_GRACE_S` after the leader has gone if that comes
+        first (the leader's grace is for its own clean exit, not its leftovers); orphans
+        re-parented to us reaped, the cgroup removed. Returns what was running when the
+        stop began or started during it."""
         seen: dict[int, ProcessInfo] = {}
         for sig in signals:
             seen.update((i.pid, i) for i in self.send(sig))
-        deadline = time.monotonic() + grace_s
-        while seen and time.monotonic() < deadline and self.alive():
+        start = time.monotonic()
+        deadline = start + grace_s
+        while seen and time.monotonic() < deadline:
+            members = self.members()
+            if not members:
+                break
+            if self.leader not in members:
+                deadline = min(deadline, time.monotonic() + STOP_GRACE_S)
             time.sleep(0.01)
         bound = time.monotonic() + _KILL_BOUND_S
         while time.monotonic() < bound:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled, gone, running
 
-from conftest import Daemons
+from hostile import Daemons
 from scenarist.llm.process import stop_group
 from scenarist.scenario import load_scenario
 

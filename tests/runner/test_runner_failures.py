@@ -9,7 +9,7 @@ from pathlib import Path
 
 from runnerkit import running, write_scenario
 
-from conftest import Daemons
+from hostile import Daemons
 from scenarist.runner import RunResult
 from scenarist.runner.terminal import session_processes
 
