@@ -20,6 +20,7 @@ from acpkit import (
     write_scenario,
 )
 
+from hostile import Daemons
 from scenarist.acp.client import AcpTestOptions, format_report, run_report
 from scenarist.acp.workspace import Workspace
 from scenarist.scenario import load_scenario
@@ -163,3 +164,28 @@ async def test_a_loaded_session_without_a_live_prompt_is_prompted_once(tmp_path:
                if m["message"].get("method") == "session/prompt"]
     assert prompts == [[{"type": "text", "text": "start the migration"}]]
     assert report.updates[-1]["content"]["text"] == "Picking up where I left off."
+
+
+def test_nothing_the_agent_started_outlives_acp_test(tmp_path: Path, daemons: Daemons) -> None:
+    scenario = EXAMPLES / "acp-capabilities.yaml"
+    agent = shlex.join(agent_command("--speed", "0.01", "--scenario", str(scenario)))
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent",
+         f"sh -c {shlex.quote(f'{daemons.command}; exec {agent}')}", "--scenario",
+         str(scenario), "--speed", "0.01", "--timeout", "60"],
+        env=child_env(), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert daemons.alive() == []
+    assert "stopped at the end (still running): " in done.stdout and daemons.marker in done.stdout
+
+
+def test_an_agent_that_never_answers_is_stopped_with_its_daemon_at_the_timeout(
+        tmp_path: Path, daemons: Daemons) -> None:
+    scenario = write_scenario(tmp_path, "name: x\ntimeline:\n  - userInputs: [[0, hi]]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent",
+         f"sh -c {shlex.quote(f'{daemons.command}; sleep 60')}", "--scenario", str(scenario),
+         "--timeout", "3"],
+        env=child_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "no end after 3" in done.stdout, done.stdout + done.stderr
+    assert daemons.alive() == []

@@ -31,6 +31,7 @@ from scenarist.acp.compare import differences
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
 from scenarist.play import Player
+from scenarist.processes import ProcessInfo, ProcessTree, describe
 from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 STDIO_LIMIT = 50 * 1024 * 1024
+AGENT_EXIT_S = 1.0  # after its stdin is closed, how long the agent has to exit on its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ class AcpTestReport:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     agent_stderr: list[str] = field(default_factory=list)
+    stopped: tuple[ProcessInfo, ...] = ()  # still running at the end (the agent or its leftovers)
 
     @property
     def ok(self) -> bool:
@@ -350,22 +353,31 @@ class _Run:
 
     async def main(self) -> None:
         command, *args = self.options.command
-        env = {**os.environ, **(self.options.env or {})}
-        async with acp.spawn_agent_process(
-                self.client, command, *args, env=env, cwd=str(self.workspace.root),
-                transport_kwargs={"limit": STDIO_LIMIT, "shutdown_timeout": 10},
-                observers=[self.observe]
-        ) as (conn, process):
-            drain = asyncio.create_task(self.drain(process.stderr))
-            try:
-                await self.session(conn)
-            finally:
-                if self.prompt_task is not None and not self.prompt_task.done():
-                    self.prompt_task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await self.prompt_task
-                await self.workspace.close()
-        await drain  # the agent has exited: its stdin was closed, then it was waited for
+        tree = ProcessTree()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, limit=STDIO_LIMIT, cwd=str(self.workspace.root),
+                env=tree.environ({**os.environ, **(self.options.env or {})}),
+                start_new_session=True, preexec_fn=tree.enter)
+        except BaseException:
+            tree.close()
+            raise
+        tree.adopt(process.pid)
+        drain = asyncio.create_task(self.drain(process.stderr))
+        conn = acp.connect_to_agent(self.client, process.stdin, process.stdout,
+                                    observers=[self.observe])
+        try:
+            await self.session(conn)
+        finally:
+            if self.prompt_task is not None and not self.prompt_task.done():
+                self.prompt_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.prompt_task
+            await self.workspace.close()
+            await conn.close()
+            await _end_agent(process, tree, self.report)
+            await drain
 
     async def session(self, conn: Any) -> None:
         scenario = self.script.scenario
@@ -486,6 +498,18 @@ class _Run:
         return UserInput(0, (TextContent(text),))
 
 
+async def _end_agent(process: asyncio.subprocess.Process, tree: ProcessTree,
+                     report: AcpTestReport) -> None:
+    """Close the agent's stdin, give it :data:`AGENT_EXIT_S` to exit on its own, then stop
+    its whole tree (:meth:`ProcessTree.stop`); what was still running goes in the report."""
+    if process.stdin is not None:
+        process.stdin.close()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), AGENT_EXIT_S)
+    report.stopped += await asyncio.to_thread(tree.stop)
+    await process.wait()
+
+
 def _kwargs(model: type[Any], params: dict[str, Any]) -> dict[str, Any]:
     parsed = model.model_validate(params)
     kwargs = {k: getattr(parsed, k) for k in model.model_fields if k != "field_meta"}
@@ -533,6 +557,8 @@ def format_report(report: AcpTestReport) -> str:
         lines += [f"    {p}" for p in check.problems]
     failed = sum(not c.ok for c in report.checks)
     lines.append(f"{report.scenario}: {len(report.checks) - failed} passed, {failed} failed")
+    if report.stopped:
+        lines.append(f"stopped at the end (still running): {describe(report.stopped)}")
     if failed and report.agent_stderr:
         lines.append("agent stderr (last lines):")
         lines += [f"    {line}" for line in report.agent_stderr[-20:]]
