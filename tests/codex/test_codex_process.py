@@ -23,7 +23,7 @@ def _spawn(*argv: str, preexec_fn: Any = None) -> subprocess.Popen[bytes]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=subprocess_env(),
+        env=subprocess_env(PYTHONFAULTHANDLER="1"),
         start_new_session=True,  # own process group, so cleanup can kill it whole
         bufsize=0,  # unbuffered pipes: select() then sees every line that is ready
         preexec_fn=preexec_fn,
@@ -198,7 +198,14 @@ def test_a_signal_during_start_up_ends_it(interactive, sig, seed) -> None:
     time.sleep(random.Random(seed).uniform(0, 0.3))
     proc.send_signal(sig)
     codes = {130, -signal.SIGINT, 1} if sig == signal.SIGINT else {-signal.SIGTERM}
-    assert proc.wait(timeout=ENDED_S) in codes
+    try:
+        code = proc.wait(timeout=ENDED_S)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: where it was, on stderr
+        proc.wait(timeout=ENDED_S)
+        assert proc.stderr is not None
+        raise AssertionError(proc.stderr.read().decode(errors="replace")) from None
+    assert code in codes
 
 
 def test_broken_pipe_is_quiet() -> None:
