@@ -17,7 +17,14 @@ import pytest
 from codexkit import FAKE_CODEX, subprocess_env
 
 
-def _spawn(*argv: str, preexec_fn: Any = None) -> subprocess.Popen[bytes]:
+def _sigint_default() -> None:
+    """In the child: SIGINT back to its default. A test run that is itself a background job
+    of a script has SIGINT ignored, and an ignored signal that lands before fake-codex's
+    first line runs is dropped by the kernel (the test for that case sends it later)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _spawn(*argv: str, preexec_fn: Any = _sigint_default) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [str(FAKE_CODEX), *argv],
         stdin=subprocess.PIPE,
@@ -53,7 +60,7 @@ def fake_codex():
     """``fake_codex(*argv)`` starts it; every one started is stopped after the test."""
     procs: list[subprocess.Popen[bytes]] = []
 
-    def start(*argv: str, preexec_fn: Any = None) -> subprocess.Popen[bytes]:
+    def start(*argv: str, preexec_fn: Any = _sigint_default) -> subprocess.Popen[bytes]:
         proc = _spawn(*argv, preexec_fn=preexec_fn)
         procs.append(proc)
         return proc
