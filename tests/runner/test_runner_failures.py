@@ -214,3 +214,21 @@ def test_bad_input_is_a_clear_error_not_a_traceback(scenarist_run: Run, tmp_path
     broken = tmp_path / "broken.yaml"
     broken.write_text("name: broken\ntimeline: [\n")
     assert "broken.yaml:" in scenarist_run(broken).errors[0]
+
+
+def test_what_a_program_leaves_when_it_exits_is_stopped_then(
+        scenarist_run: Run, tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "exits-leaving-a-daemon", f"""
+ah:
+  cmd: sh
+  flags: ['-c', '{daemons.command}; echo bye']
+timeline:
+  - userCommand:
+      relativeTime: 1000
+      cmd: "! grep -qs '[{daemons.marker[0]}]{daemons.marker[1:]}' /proc/[0-9]*/cmdline"
+""")  # ([s]cenarist-…: grep's own command line does not match)
+    result = scenarist_run(path)
+    (check,) = result.steps
+    assert check.outcome == "passed", check.message  # gone before the run's end
+    (daemon,) = result.left_behind
+    assert daemons.marker in daemon.cmdline and result.exit_code == 0

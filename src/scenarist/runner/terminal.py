@@ -89,6 +89,7 @@ class Terminal:
         self.bytes_read = 0
         self._cpu_ticks = -1
         self.emulator_errors: list[str] = []  # sequences the emulator could not take
+        self._left: tuple[ProcessInfo, ...] = ()  # what the program left when it exited
 
     # -- reading ---------------------------------------------------------------------
 
@@ -219,6 +220,8 @@ class Terminal:
         return self.exit_code
 
     def _reap(self) -> None:
+        """Collect the exit code once the program has exited, and stop what it left running
+        then, not only at :meth:`close` (as a closing terminal hangs up its jobs)."""
         if self.exit_code is not None:
             return
         with contextlib.suppress(ptyprocess.PtyProcessError, ChildProcessError):
@@ -226,6 +229,7 @@ class Terminal:
         status = self.process.exitstatus
         signalled = self.process.signalstatus
         self.exit_code = int(status) if status is not None else -int(signalled or 0)
+        self._left += self.tree.stop(_KILL_GRACE_S, (signal.SIGHUP, signal.SIGTERM))
 
     # -- writing, capturing, ending ------------------------------------------------------
 
@@ -271,7 +275,7 @@ class Terminal:
         self._pidfd_close()
         with contextlib.suppress(OSError):
             self.process.close(force=True)
-        return stopped
+        return self._left + stopped
 
     def _pidfd_close(self) -> None:
         if self._pidfd is not None:
