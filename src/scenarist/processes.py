@@ -155,7 +155,26 @@ def _cgroup_root() -> Path | None:
         if (candidate / "cgroup.procs").is_file() and os.access(candidate, os.W_OK):
             found = candidate
     _state["cgroup_root"] = found
+    if found is not None:
+        _sweep(found)
     return found
+
+
+def _sweep(root: Path) -> None:
+    """Remove the empty cgroups of scenarist processes that died without cleaning up (killed
+    with SIGKILL); a populated one stays, as rmdir refuses it."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root):
+            pid = entry.name.split("-")[1] if entry.name.startswith("scenarist-") else ""
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                _remove_cgroup(entry.path)
+
+
+def _remove_cgroup(path: str | Path) -> None:
+    """rmdir ``path`` and the cgroups below it, deepest first (a populated one stays)."""
+    for folder, _, _ in os.walk(path, topdown=False):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def _make_subreaper() -> bool:
@@ -341,11 +360,8 @@ class ProcessTree:
             self._drop_cgroup()
 
     def _drop_cgroup(self) -> None:
-        if self.cgroup is None:
-            return
-        for folder, _, _ in os.walk(self.cgroup, topdown=False):
-            with contextlib.suppress(OSError):
-                os.rmdir(folder)
+        if self.cgroup is not None:
+            _remove_cgroup(self.cgroup)
         self.cgroup = None
         self._procs = None
 
