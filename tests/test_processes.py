@@ -81,3 +81,21 @@ def test_the_marker_is_in_the_childs_environment() -> None:
     assert out.stdout.strip() == tree.tag
     tree.stop()
     assert os.environ.get("SCENARIST_PROCESS_TREE") != tree.tag
+
+
+def test_a_cgroup_that_refuses_the_child_falls_back_to_the_search(
+    daemons: Daemons, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where cgroups work, one that refuses the move is made to; elsewhere the fallback is
+    what runs anyway."""
+    from scenarist import processes
+
+    tree = ProcessTree()
+    if tree.mode == "cgroup":
+        monkeypatch.setitem(processes._state, "cgroup_root", processes._state["cgroup_root"])
+        monkeypatch.setattr(tree, "_procs", b"/nonexistent/cgroup.procs")  # the move fails
+    proc = _spawn(tree, daemons.argv)
+    assert tree.mode in ("subreaper", "session") and tree.cgroup is None
+    proc.wait(timeout=60)
+    (daemon,) = tree.stop()
+    assert daemons.marker in daemon.cmdline and daemons.alive() == []

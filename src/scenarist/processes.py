@@ -244,11 +244,11 @@ class ProcessTree:
         """The child has been started as ``pid``. If it did not get into the cgroup (a
         hierarchy that refuses moves), fall back to the ``/proc`` search."""
         self.leader = pid
-        if self.cgroup is not None and pid not in self._cgroup_members():
-            alive = _stat(pid) is not None
-            if alive:
-                self._drop_cgroup()
-                self.mode = "subreaper" if _make_subreaper() else "session"
+        refused = self.cgroup is not None and pid not in self._cgroup_members()
+        if refused and _stat(pid) is not None:  # alive, yet not in it: moves are refused
+            _state["cgroup_root"] = None  # the next trees go straight to the fallback
+            self._drop_cgroup()
+            self.mode = "subreaper" if _make_subreaper() else "session"
 
     # -- finding -------------------------------------------------------------------------
 
