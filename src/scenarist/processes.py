@@ -42,7 +42,6 @@ the fallbacks use it); ``cgroup`` is the default wherever it works.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import itertools
 import os
 import signal
@@ -181,6 +180,8 @@ def _make_subreaper() -> bool:
     if "subreaper" not in _state:
         ok = False
         with contextlib.suppress(OSError, AttributeError):
+            import ctypes  # only where there is no cgroup to use
+
             libc = ctypes.CDLL(None, use_errno=True)
             ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         _state["subreaper"] = ok
