@@ -27,7 +27,8 @@ How members are tracked, the first that works on this machine (``mode``):
 ``subreaper``
     ``prctl(PR_SET_CHILD_SUBREAPER)`` on this process: an orphan (a daemon whose parent
     exited) is re-parented to us instead of to init, so it stays below us and we reap it
-    (in containers PID 1 often reaps nothing). Members are found in ``/proc``: descendants of
+    (in containers PID 1 often reaps nothing). Only while such a tree is live: orphans of
+    unrelated children would otherwise pile up here as zombies. Members are found in ``/proc``: descendants of
     the child, its session and process group, and every process whose environment carries
     the tree's marker (:data:`MARKER`, inherited across ``fork``, ``setsid`` and ``exec``).
 ``session``
@@ -176,16 +177,25 @@ def _remove_cgroup(path: str | Path) -> None:
             os.rmdir(folder)
 
 
-def _make_subreaper() -> bool:
-    if "subreaper" not in _state:
-        ok = False
-        with contextlib.suppress(OSError, AttributeError):
+def _subreaper(users: int) -> bool:
+    """Count a tree in (+1) or out (-1) of subreaper mode; this process is a subreaper only
+    while one is live, so orphans of unrelated children (which nobody here would reap) go
+    to init the rest of the time. ``False`` where ``prctl`` is missing."""
+    if _state.get("subreaper") is False:
+        return False
+    count = int(_state.get("subreaper_users", 0))  # type: ignore[call-overload]
+    if (count == 0) != (count + users == 0):
+        try:
             import ctypes  # only where there is no cgroup to use
 
             libc = ctypes.CDLL(None, use_errno=True)
-            ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-        _state["subreaper"] = ok
-    return _state["subreaper"] is True
+            if libc.prctl(_PR_SET_CHILD_SUBREAPER, int(users > 0), 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl")
+        except (OSError, AttributeError):
+            _state["subreaper"] = False
+            return False
+    _state["subreaper_users"] = max(count + users, 0)
+    return True
 
 
 def _wanted_modes() -> tuple[TrackingMode, ...]:
@@ -202,11 +212,12 @@ class ProcessTree:
         self.leader: int | None = None
         self.cgroup: Path | None = None
         self.mode: TrackingMode = "session"
+        self._closed = False
         for mode in _wanted_modes():
             if mode == "cgroup" and self._make_cgroup():
                 self.mode = "cgroup"
                 break
-            if mode == "subreaper" and _make_subreaper():
+            if mode == "subreaper" and _subreaper(+1):
                 self.mode = "subreaper"
                 break
         self._procs = str(self.cgroup / "cgroup.procs").encode() if self.cgroup else None
@@ -249,7 +260,7 @@ class ProcessTree:
         if refused and _stat(pid) is not None:  # alive, yet not in it: moves are refused
             _state["cgroup_root"] = None  # the next trees go straight to the fallback
             self._drop_cgroup()
-            self.mode = "subreaper" if _make_subreaper() else "session"
+            self.mode = "subreaper" if _subreaper(+1) else "session"
 
     # -- finding -------------------------------------------------------------------------
 
@@ -325,8 +336,9 @@ class ProcessTree:
         re-parented to us reaped, the cgroup removed. Returns what was running when the
         stop began or started during it."""
         seen: dict[int, ProcessInfo] = {}
-        for sig in signals:
-            seen.update((i.pid, i) for i in self.send(sig))
+        for sig in signals:  # the first look has the command line; a dying process has none
+            for info in self.send(sig):
+                seen.setdefault(info.pid, info)
         start = time.monotonic()
         deadline = start + grace_s
         while seen and time.monotonic() < deadline:
@@ -341,7 +353,8 @@ class ProcessTree:
             killed = self.send(signal.SIGKILL)
             if not killed:
                 break
-            seen.update((i.pid, i) for i in killed)
+            for info in killed:
+                seen.setdefault(info.pid, info)
             time.sleep(0.01)
         self._reap(seen)
         self.close()
@@ -356,9 +369,13 @@ class ProcessTree:
                     os.waitpid(pid, os.WNOHANG)
 
     def close(self) -> None:
-        """Remove the cgroup (and any left below it) once it is empty; safe to repeat."""
+        """Remove the cgroup (and any left below it) once it is empty, or count this tree out
+        of subreaper mode; safe to repeat."""
         if self.cgroup is not None and not self._cgroup_members():
             self._drop_cgroup()
+        if self.mode == "subreaper" and not self._closed:
+            self._closed = True
+            _subreaper(-1)
 
     def _drop_cgroup(self) -> None:
         if self.cgroup is not None:
