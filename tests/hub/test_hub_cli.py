@@ -18,6 +18,8 @@ import httpx
 from hubkit import AGENTS, kill_leftover, wait_gone
 from websockets.asyncio.client import connect
 
+from hostile import Daemons
+
 LINE = re.compile(r"^hub on http://(?P<host>[^:/]+):(?P<port>\d+)/\?token=(?P<token>\S+)$")
 
 
@@ -124,3 +126,24 @@ def test_help_names_every_option() -> None:
     assert result.returncode == 0
     for option in ("--host", "--port", "--config", "--token", "--timeout-s", "--allow-origin"):
         assert option in result.stdout
+
+
+def test_shutdown_stops_a_daemon_an_agent_left(tmp_path: Path, daemons: Daemons) -> None:
+    config = tmp_path / "hub.toml"
+    argv = ["sh", "-c", f"{daemons.command}; echo ready; exec cat"]
+    config.write_text(f"[agents.daemon]\nargv = {json.dumps(argv)}\n")
+
+    async def start(port: int, token: str) -> None:
+        async with connect(f"ws://127.0.0.1:{port}/ws?token={token}") as ws:
+            await ws.send(json.dumps({"type": "command", "agent": "daemon", "text": "x"}))
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                if msg["type"] == "stdout" and "ready" in msg["data"]:
+                    return
+
+    with hub_process("--config", str(config)) as (proc, m):
+        asyncio.run(start(int(m["port"]), m["token"]))
+        assert len(daemons.alive()) == 1
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    assert daemons.alive() == []

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from runnerkit import SCENARIOS, golden_copy, write_scenario
 
+from hostile import Daemons
+
 
 def scenarist(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scenarist", *args], cwd=cwd,
@@ -60,3 +62,18 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, args
         assert message in done.stderr, (args, done.stderr)
     assert "play scenarios against a CLI/TUI" in scenarist("--help", cwd=tmp_path).stdout
+
+
+def test_a_passing_run_shows_and_stops_the_daemon_its_program_left(
+        tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "daemon", f"""
+ah: {{cmd: sh, flags: ['-c', '{daemons.command}; echo started; read line']}}
+timeline:
+  - assert:
+      text: {{contains: [started]}}
+""")
+    done = scenarist("run", str(path), "--target", str(tmp_path / "target"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ daemon" in done.stdout and "left running, stopped:" in done.stdout
+    assert daemons.marker in done.stdout.replace("\n", "")
+    assert daemons.alive() == []
