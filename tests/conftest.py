@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile import Daemons
+from daemonkit import Daemons
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
@@ -81,6 +81,27 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         assert actual == path.read_text(encoding="utf-8")
 
     return check
+
+
+NODE_MODULES = TESTS / "node" / "node_modules"
+
+
+def missing_install(path: Path, what: str) -> None:
+    """Skip a test whose side install (``path``) is missing, saying how to get it; under
+    ``bash scripts/test`` (``SCENARIST_REQUIRE_ALL=1``), which installs everything, fail."""
+    if path.exists():
+        return
+    message = f"{what} is not installed ({path} is missing): bash scripts/test installs it"
+    if os.environ.get("SCENARIST_REQUIRE_ALL"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``real_agent`` run clients from npm, which scripts/test installs into
+    tests/node; a plain ``pip install -e '.[test]'`` has none of them."""
+    if item.get_closest_marker("real_agent") is not None:
+        missing_install(NODE_MODULES / ".package-lock.json", "tests/node (npm ci)")
 
 
 @pytest.fixture

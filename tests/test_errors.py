@@ -18,6 +18,7 @@ from scenarist.llm.process import ServerStartError
 from scenarist.llm.profiles import EditError
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.selection import RequestSelectionError
+from scenarist.rest.problems import Problem
 from scenarist.scenario.cli_parser import UsageReported
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.select import ScenarioIndex, SelectionError
@@ -26,7 +27,7 @@ from scenarist.scenario.select import ScenarioIndex, SelectionError
 def test_branches_state_their_contracts() -> None:
     assert {c: c.exit_status for c in (UsageReported, ConfigError, CodexUsageError, DemoError)} == {
         UsageReported: 2, ConfigError: 2, CodexUsageError: 1, DemoError: 1}
-    for wire in (RequestError, RequestSelectionError, PositionError, ProtocolError):
+    for wire in (RequestError, RequestSelectionError, PositionError, ProtocolError, Problem):
         assert issubclass(wire, WireError)
     for other in (ScenarioError, SelectionError, FakeModelError, EditError, ServerStartError,
                   StdinError, UsageError, WireError):

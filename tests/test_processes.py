@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.processes import ProcessTree
 
 MODES = ["cgroup", "subreaper", "session"]

@@ -27,6 +27,8 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
     ├── StdinError                     a hub agent cannot take more input (hub.process)
     ├── ArgError                       a tool argument that does not fit (scenario.tools)
+    ├── KeyError_                      a modified key with no terminal sequence, ``<ctrl-1>``;
+    │                                  the loader reports it located (scenario.keys)
     ├── WorkspaceError                 the llm workspace cannot be read; OutsideWorkspace: a path
     │                                  that leaves it (llm.workspace)
     ├── AgentError                     the mock agent reports it as one line; PathRefused

@@ -20,7 +20,7 @@ from acpkit import (
     write_scenario,
 )
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.acp.client import AcpTestOptions, format_report, run_report
 from scenarist.acp.workspace import Workspace
 from scenarist.scenario import load_scenario
@@ -164,6 +164,58 @@ async def test_a_loaded_session_without_a_live_prompt_is_prompted_once(tmp_path:
                if m["message"].get("method") == "session/prompt"]
     assert prompts == [[{"type": "text", "text": "start the migration"}]]
     assert report.updates[-1]["content"]["text"] == "Picking up where I left off."
+
+
+def test_several_scenarios_stream_their_results_and_share_one_junit(tmp_path: Path) -> None:
+    """Each scenario's lines arrive as it ends: the second agent starts only once this test
+    has read the first scenario's summary line (it waits for a file made after it)."""
+    go, count = tmp_path / "go", tmp_path / "count"
+    first, second = EXAMPLES / "acp-capabilities.yaml", EXAMPLES / "rich-content.yaml"
+    acp = shlex.join(agent_command("--speed", "0.01", "--scenario", "SCENARIO"))
+    wrapper = (f"if [ -e {count} ]; then while [ ! -e {go} ]; do sleep 0.05; done; "
+               f"exec {acp.replace('SCENARIO', str(second))}; fi; "
+               f"touch {count}; exec {acp.replace('SCENARIO', str(first))}")
+    junit = tmp_path / "junit.xml"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent", shlex.join(["sh", "-c", wrapper]),
+         "--scenario", str(first), "--scenario", str(second), "--speed", "0.01",
+         "--timeout", "60", "--junit", str(junit)],
+        env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        head = []
+        while not (line := proc.stdout.readline()).startswith("acp-capabilities: "):
+            assert line, "acp-test ended before the first summary line"
+            head.append(line)
+        assert proc.poll() is None and not go.exists()  # the second scenario has not ended
+        go.touch()
+        rest, err = proc.communicate(timeout=90)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, "".join(head) + rest + err
+    assert "PASS acp-capabilities: initialize" in "".join(head)
+    assert "PASS rich-content: prompt 1" in rest and "2 passed, 0 failed of 2" in rest
+    root = ET.parse(junit).getroot()
+    assert [s.get("name") for s in root.iter("testsuite")] == [
+        "acp-test acp-capabilities", "acp-test rich-content"]
+    assert root.get("failures") == "0"
+
+
+def test_tag_picks_scenarios_and_a_failure_reaches_junit_with_the_agent_stderr(
+        tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    agent = shlex.join(["sh", "-c", "echo the agent gave up >&2; exit 3"])
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent", agent, "--scenario",
+         str(EXAMPLES), "--tag", "loadSession", "--timeout", "30", "--junit", str(junit),
+         "--format", "jsonl"],
+        env=child_env(), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (line,) = done.stdout.splitlines()  # one scenario carries the tag
+    assert '"name": "load-session"' in line and '"outcome": "failed"' in line
+    failure = ET.parse(junit).getroot().find(".//failure")
+    assert failure is not None and "the agent gave up" in (failure.text or "")
 
 
 def test_nothing_the_agent_started_outlives_acp_test(tmp_path: Path, daemons: Daemons) -> None:

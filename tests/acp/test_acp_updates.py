@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from acpkit import ACP_EXAMPLES, EXAMPLES, check
 
+from scenarist.acp.client import client_steps
 from scenarist.acp.compare import differences, overlay
 from scenarist.acp.tools import absolute, describe_tool
 from scenarist.acp.turns import script_of
@@ -227,6 +228,32 @@ timeline:
 """)
     (turn,) = script_of(no_prompt).turns
     assert turn.prompt is None and [b.step.text for b in turn.beats] == ["lead-in"]
+
+
+def test_a_scripted_error_ends_its_prompt_and_the_rest_is_a_retry() -> None:
+    scenario = load_scenario_text("""\
+name: t
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: go
+        expectedResponse: {stopReason: max_tokens}
+  - llmResponse: [{error: {errorType: overloaded_error, statusCode: 529, message: busy}}]
+  - llmResponse: [{assistant: [[40, done]]}]
+  - userInputs: [[100, again]]
+  - llmResponse: [{error: {errorType: api_error, message: down}}]
+""")
+    script = script_of(scenario)
+    shape = [(t.prompt.text if t.prompt else None, t.retry, t.fails, [b.kind for b in t.beats])
+             for t in script.turns]
+    assert shape == [("go", False, True, ["error"]), ("go", True, False, ["assistant"]),
+                     ("again", False, True, ["error"])]
+    assert script.turns[1].origin_ms == script.turns[0].beats[-1].at_ms
+    # the prompt's expected answer is the retry's: the error part answers an error
+    assert [t.expected for t in script.turns[:2]] == [None, {"stopReason": "max_tokens"}]
+    steps = client_steps(script)
+    assert [(st.kind, st.turn.retry if st.turn else None) for st in steps] == [
+        ("prompt", False), ("prompt", True), ("prompt", False)]
 
 
 def test_differences_read_the_expectation_as_a_subset() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled, gone, running
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.llm.process import stop_group
 from scenarist.scenario import load_scenario
 
@@ -42,8 +42,8 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "rate-limit-retry.yaml": (0, "✗ API error 429 (rate_limit_exceeded)"),
     "rich-content.yaml": (0, "[image image/png: diagram.png]"),
     "rules-and-defines.yaml": (0, "The basic protocol."),
-    # `npm test` really runs: there is no package.json, so status and result differ
-    "simulation-rest.yaml": (1, "status: the scenario expects ok, but it exited with code"),
+    # `npm test` really runs in the project of repo.dir (examples/repos/simulation-rest)
+    "simulation-rest.yaml": (0, "⎿ Test suite passed"),
     "tool-tour.yaml": (0, "⎿ started in the background as shell-1"),
 }
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from agentkit import gone
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.agent.compare import check_edit, check_tool, normalise
 from scenarist.agent.tools import MAX_OUTPUT, Outcome, Tools, describe, describe_edit
 from scenarist.agent.workspace import Workspace

@@ -18,7 +18,7 @@ import httpx
 from hubkit import AGENTS, kill_leftover, wait_gone
 from websockets.asyncio.client import connect
 
-from hostile import Daemons
+from daemonkit import Daemons
 
 LINE = re.compile(r"^hub on http://(?P<host>[^:/]+):(?P<port>\d+)/\?token=(?P<token>\S+)$")
 
@@ -106,7 +106,7 @@ def test_config_errors_are_usage_errors_with_a_fix(tmp_path: Path) -> None:
     assert "hub.toml: [agents.sh]: argv is a string" in result.stderr
     assert "Traceback" not in result.stderr
     for flags, named in ((("--token", "short"), "--token must be at least 8 characters"),
-                         (("--timeout-s", "0"), "--timeout-s must be a positive number"),
+                         (("--timeout-s", "0"), "--timeout must be a positive number"),
                          (("--port", "70000"), "--port must be between 0 and 65535"),
                          (("--allow-origin", "localhost:5173"), "scheme://host[:port]")):
         result = run_cli(*flags)

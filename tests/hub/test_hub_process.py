@@ -7,7 +7,7 @@ import sys
 
 from hubkit import agent, kill_leftover, process_gone, wait_gone
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.hub.config import AgentSpec
 from scenarist.hub.process import READ_BYTES, AgentProcess, StdinError
 from scenarist.hub.protocol import OutputStream

@@ -21,7 +21,7 @@ from hubkit import (
 )
 from websockets.asyncio.client import connect
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.hub.config import AgentSpec, Limits
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py

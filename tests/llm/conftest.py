@@ -35,7 +35,7 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import bind
+        from scenarist.llm.cli import WEBSOCKET_SETTINGS, bind
 
         self.server = server
         sock = bind("127.0.0.1", 0)
@@ -47,6 +47,7 @@ class Served:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=1,
+            **WEBSOCKET_SETTINGS,
         )
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(

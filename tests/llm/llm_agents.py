@@ -11,7 +11,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from scenarist.llm.process import stop_group
 
@@ -51,31 +51,33 @@ def codex(
     prompt: str,
     workdir: Path,
     home: Path,
-    model: str = "gpt-5.5",
+    model: str | None = "gpt-5.5",
     resume: bool = False,
     config: Sequence[str] = (),
+    provider: Literal["custom", "builtin"] = "custom",
 ) -> subprocess.CompletedProcess[str]:
-    """Codex CLI with a custom Responses provider pointing at ``url`` (``resume``: ``codex
-    exec resume --last``, the most recent session in ``home``; ``config``: more ``-c``
-    settings, e.g. ``model_reasoning_summary=auto``)."""
-    provider = (
-        f'model_providers.mock={{name="mock",base_url="{url}/v1",'
-        'wire_api="responses",env_key="OPENAI_API_KEY"}'
-    )
+    """Codex CLI against ``url``: through a custom Responses provider, or (``builtin``) the
+    built-in OpenAI provider's ``openai_base_url`` (``model=None``: Codex's default model,
+    which runs in code mode; ``resume``: ``codex exec resume --last``, the most recent
+    session in ``home``; ``config``: more ``-c`` settings, e.g.
+    ``model_reasoning_summary=auto``)."""
+    if provider == "custom":
+        endpoint = [
+            "model_provider=mock",
+            f'model_providers.mock={{name="mock",base_url="{url}/v1",'
+            'wire_api="responses",env_key="OPENAI_API_KEY"}',
+        ]
+    else:
+        endpoint = [f'openai_base_url="{url}/v1"']
+    settings = [*endpoint, *([f"model={model}"] if model else []), *config]
     argv = [
-        str(BIN / "codex"),
+        str(node_bin("codex")),
         "exec",
         *(["resume", "--last"] if resume else []),
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
-        "-c",
-        "model_provider=mock",
-        "-c",
-        f"model={model}",
-        "-c",
-        provider,
-        *[arg for setting in config for arg in ("-c", setting)],
+        *[arg for setting in settings for arg in ("-c", setting)],
         prompt,
     ]
     return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})
@@ -87,7 +89,7 @@ def claude(
     """Claude Code in print mode against ``url``, allowed to run Bash and edit files
     (``flags``: more options, e.g. ``--continue``)."""
     argv = [
-        str(BIN / "claude"),
+        str(node_bin("claude")),
         "-p",
         prompt,
         "--output-format",
@@ -135,10 +137,13 @@ def jsonl(text: str) -> list[dict[str, Any]]:
 
 
 def node_bin(name: str) -> Path:
-    """A pinned npm CLI: tests/node's, or one in ``$SCENARIST_NODE_BIN`` (a folder of a
-    private install, for trying a new pin before tests/node has it)."""
+    """A pinned npm CLI: tests/node's, or one in ``$SCENARIST_NODE_BIN`` when that folder has
+    it (a private install: the newest releases, ``SCENARIST_AGENTS=latest bash scripts/test``,
+    or a new pin tried before tests/node has it)."""
     override = os.environ.get("SCENARIST_NODE_BIN")
-    return Path(override) / name if override else BIN / name
+    if override and (Path(override) / name).exists():
+        return Path(override) / name
+    return BIN / name
 
 
 AIDER_VENV = REPO / ".venv-aider"  # aider-chat's pins conflict with ours: scripts/test makes it

@@ -45,10 +45,10 @@ def test_bad_scenario_is_reported_without_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\ntimeline: 3\n")
     result = _run("--scenario", str(bad), "--port", "0")
-    assert result.returncode == 1
+    assert result.returncode == 2  # an input error (docs/cli.md)
     assert "bad.yaml" in result.stderr and "Traceback" not in result.stderr
     empty = _run("--scenario", str(tmp_path / "nothing-here"), "--port", "0")
-    assert empty.returncode == 1 and "Traceback" not in empty.stderr
+    assert empty.returncode == 2 and "Traceback" not in empty.stderr
 
 
 def test_port_in_use_and_usage_errors() -> None:

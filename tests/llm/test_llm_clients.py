@@ -101,7 +101,8 @@ def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any)
         an.messages.create(model="m", max_tokens=100, messages=messages, tools=tools)
     assert limited.value.body == {
         "type": "error",
-        "error": {"type": "rate_limit_error", "message": "Rate limit reached for requests."},
+        "error": {"type": "rate_limit_error", "message": "Rate limit reached for requests.",
+                  "details": {"limit": 10, "window": "1m"}},
     }
     assert limited.value.response.headers["retry-after"] == "0.1"
     assert "x-should-retry" not in limited.value.response.headers
@@ -119,6 +120,9 @@ def test_scripted_rate_limit_is_the_sdks_rate_limit_error_then_retried(url: Any)
         oa.chat.completions.create(model="m", messages=chat, tools=OA_TOOLS)
     assert (oa_limited.value.type, oa_limited.value.code) == ("requests", "rate_limit_exceeded")
     assert oa_limited.value.message.endswith("Rate limit reached for requests.")
+    assert oa_limited.value.body == {  # the error object, with the scenario's details
+        "message": "Rate limit reached for requests.", "type": "requests", "param": None,
+        "code": "rate_limit_exceeded", "details": {"limit": 10, "window": "1m"}}
 
 
 def test_scripted_overload_is_the_apis_own_overload_error(url: Any) -> None:
@@ -336,6 +340,38 @@ def test_instructor_gets_its_response_model_through_the_tool_it_declared(serve: 
     assert entry["calls"] == ["Weather"] and entry["status"] == 200
 
 
+INSTRUCTOR_PARTIAL_SCRIPT = """
+import json, sys
+import instructor, openai
+from pydantic import BaseModel
+
+class Release(BaseModel):
+    version: str
+    highlights: list[str]
+    breaking: bool
+
+client = instructor.from_openai(openai.OpenAI(base_url=sys.argv[1] + "/v1", api_key="x"))
+partials = list(client.chat.completions.create_partial(
+    model="mock-model", response_model=Release,
+    messages=[{"role": "user", "content": sys.argv[2]}]))
+print(json.dumps({"partials": len(partials), "last": partials[-1].model_dump()}))
+"""
+
+
+def test_instructor_create_partial_gets_its_object_through_the_forced_tool(serve: Any) -> None:
+    """Streamed ``create_partial`` (Mode.TOOLS) declares ``PartialRelease`` only and forces
+    it with ``tool_choice``: the scenario's ``Release`` call is renamed to it, streamed."""
+    srv = serve(load_scripts([str(SCENARIOS / "instructor_release.yaml")], []), speed=0.01)
+    got = _in_side_venv(INSTRUCTOR_PYTHON, INSTRUCTOR_PARTIAL_SCRIPT, srv.url,
+                        "Draft the 2.0 release")
+    assert got["last"] == {"version": "2.0.0", "highlights": ["WebSocket mode", "tool_choice"],
+                           "breaking": False}
+    assert got["partials"] > 1  # streamed: the object grows over several chunks
+    (entry,) = _model_requests(srv)
+    assert entry["calls"] == ["PartialRelease"] and entry["status"] == 200
+    assert entry["tool_choice"] == "PartialRelease" and entry["stream"] is True
+
+
 # --------------------------------------------------------------------------- Vercel AI SDK
 
 
@@ -346,6 +382,7 @@ def _vercel(
     return _json_of(["node", str(NODE_SCRIPT), *args])
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "openai-chat", "anthropic"])
 @pytest.mark.parametrize("mode", ["generate", "stream"])
 def test_vercel_ai_sdk_runs_the_tool_round(url: Any, provider: str, mode: str) -> None:
@@ -356,6 +393,7 @@ def test_vercel_ai_sdk_runs_the_tool_round(url: Any, provider: str, mode: str) -
     assert result["reasoning"] is None  # no thinking unless the request asks for it
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 @pytest.mark.parametrize("mode", ["generate", "stream"])
 def test_vercel_ai_sdk_gets_thinking_when_it_asks(url: Any, provider: str, mode: str) -> None:
@@ -365,6 +403,7 @@ def test_vercel_ai_sdk_gets_thinking_when_it_asks(url: Any, provider: str, mode:
     assert result["calls"] == ["Paris"] and result["text"] == "It is sunny in Paris."
 
 
+@pytest.mark.real_agent  # the Vercel AI SDK from tests/node
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_vercel_ai_sdk_retries_a_scripted_429_and_reports_it_without_retries(
     url: Any, provider: str

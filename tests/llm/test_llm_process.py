@@ -12,7 +12,7 @@ import httpx
 import pytest
 from llm_agents import SCENARIOS
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.llm.process import ServerStartError, run_server, server_argv, stop_group
 
 
@@ -62,7 +62,7 @@ def test_a_server_that_does_not_start_raises_with_its_stderr(tmp_path: Path) -> 
     ):
         pytest.fail("the block must not run")
     assert f"{bad}:3:" in str(info.value) and f"{bad}:3:" in info.value.stderr
-    assert info.value.returncode == 1 and "it exited" in str(info.value)
+    assert info.value.returncode == 2 and "it exited" in str(info.value)
 
 
 def test_stop_group_kills_what_ignores_sigterm() -> None:

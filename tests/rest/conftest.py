@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from scenarist.llm.process import RunningServer, run_server, stop_group
@@ -89,6 +90,23 @@ def rest_server(*args: str, scenarios: Sequence[Path] = (SCENARIOS,)) -> Iterato
     """``scenarist rest`` on a free loopback port (stopped after the block)."""
     with run_server(list(scenarios), *args, command="rest") as server:
         yield server
+
+
+@pytest.fixture
+def client(server: RunningServer) -> Iterator[httpx.Client]:
+    """A client of the module's ``server``."""
+    with httpx.Client(base_url=server.base_url, timeout=30) as c:
+        yield c
+
+
+def problem(response: httpx.Response, status: int) -> dict[str, object]:
+    """The problem+json body of ``response``, checked: its status, media type and fields."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body: dict[str, object] = response.json()
+    assert body["status"] == status and body["title"] and body["detail"]
+    assert str(body["type"]).startswith("https://")
+    return body
 
 
 def json_of(response: Any) -> Any:

@@ -23,7 +23,7 @@ from scenarist.rest.events import (
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
 
 CASES = {"simulation-rest": EXAMPLE, "edit-and-test": SCENARIOS / "edit-and-test.yaml",
-         "failing": SCENARIOS / "failing.yaml"}
+         "failing": SCENARIOS / "failing.yaml", "retry": SCENARIOS / "retry.yaml"}
 
 
 def plan(text: str) -> list[tuple[int, dict[str, object]]]:
@@ -104,3 +104,16 @@ def test_apply_patch_is_a_user_log_naming_the_patch_and_its_commit(tmp_path: Pat
          "tool_execution_id": None, "source": "applyPatch"},
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fix.patch"]
+
+
+def test_an_error_fails_the_session_only_when_nothing_of_the_session_follows() -> None:
+    error = ("  - llmResponse:\n      - error: {errorType: overloaded, statusCode: 529, "
+             "message: busy, details: {region: eu}}\n")
+    retried = plan(error + "  - llmResponse:\n      - assistant: [[10, again]]\n")
+    assert [b["type"] for _, b in retried] == ["status", "status", "error", "log", "status"]
+    assert retried[2][1]["details"] == {"region": "eu"}
+    assert retried[-1][1]["status"] == "completed"
+    for tail in ("", "  - screenshot: {label: after}\n"):  # a harness item is no answer
+        failed = plan(error + tail)
+        assert [b["type"] for _, b in failed if b.get("level") != "debug"][-2:] == [
+            "error", "status"] and failed[-1][1]["status"] == "failed"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sse import API, create, read_stream
 
-from conftest import EXAMPLE, SCENARIOS, rest_server
+from conftest import EXAMPLE, SCENARIOS, problem, rest_server
 from scenarist.llm.process import RunningServer
 
 
@@ -20,19 +20,6 @@ def server() -> Iterator[RunningServer]:
         yield srv
 
 
-@pytest.fixture
-def client(server: RunningServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.base_url, timeout=30) as c:
-        yield c
-
-
-def problem(response: httpx.Response, status: int) -> dict[str, object]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == "application/problem+json"
-    body: dict[str, object] = response.json()
-    assert body["status"] == status and body["title"] and body["detail"]
-    assert str(body["type"]).startswith("https://")
-    return body
 
 
 def test_task_plays_the_prompted_scenario_to_the_end_over_sse(client: httpx.Client) -> None:
@@ -221,6 +208,20 @@ def test_error_element_fails_the_session() -> None:
         assert frames[-1].data == {"type": "status", "status": "failed", "ts": frames[-1].data["ts"]}
 
 
+def test_a_scripted_error_with_more_to_play_is_retried_not_the_end() -> None:
+    """The error event carries the scenario's details; the retry's answer follows and the
+    session completes (as the model server answers the retry with the next turn)."""
+    with rest_server("--speed", "0.05") as srv, httpx.Client(base_url=srv.base_url) as client:
+        frames = read_stream(client, create(client, "Retry after a rate limit"))
+    at = next(n for n, f in enumerate(frames) if f.data["type"] == "error")
+    assert frames[at].data["details"] == {"param": "model", "limit": 10, "window": "1m"}
+    after = [f.data for f in frames[at + 1:]]
+    assert [(e["type"], e.get("message") or e.get("status")) for e in after] == [
+        ("log", "Done after one retry."), ("status", "completed")]
+    assert [f.data["status"] for f in frames if f.data["type"] == "status"] == [
+        "queued", "running", "completed"]
+
+
 def test_api_key_cors_and_rate_limit() -> None:
     args = ("--api-key", "s3cret", "--cors", "http://localhost:3000", "--rate-limit", "3")
     with rest_server(*args) as srv, httpx.Client(base_url=srv.base_url) as client:
@@ -232,6 +233,11 @@ def test_api_key_cors_and_rate_limit() -> None:
                                                          "origin": "http://localhost:3000"})
             assert ok.status_code == 200
             assert ok.headers["access-control-allow-origin"] == "http://localhost:3000"
+        preflight = {"access-control-request-method": "POST"}
+        assert client.options(f"{API}/tasks", headers={
+            **preflight, "origin": "http://localhost:3000"}).status_code == 200
+        refused = client.options(f"{API}/tasks", headers={**preflight, "origin": "http://evil"})
+        assert "Disallowed CORS origin" in str(problem(refused, 400)["detail"])
         auth = {"authorization": "Bearer s3cret"}
         codes = [client.post(f"{API}/tasks", json={"prompt": "Fix the failing test"},
                              headers=auth).status_code for _ in range(4)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from runnerkit import SCENARIOS, golden_copy, write_scenario
 
-from hostile import Daemons
+from daemonkit import Daemons
 
 
 def scenarist(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -57,7 +57,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
                           (["missing.yaml"], "no such file or folder: missing.yaml"),
                           (["--speed", "nan", str(SCENARIOS)], "--speed must be a number above 0"),
                           (["--agent", "gpt", str(SCENARIOS)], "invalid choice: 'gpt'"),
-                          (["--wait-timeout", "0", str(SCENARIOS)], "--wait-timeout must be > 0")]:
+                          (["--wait-timeout", "0", str(SCENARIOS)], "--timeout must be a number of seconds above 0")]:
         done = scenarist("run", *args, cwd=tmp_path)
         assert done.returncode == 2, args
         assert message in done.stderr, (args, done.stderr)

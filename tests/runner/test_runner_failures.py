@@ -9,7 +9,7 @@ from pathlib import Path
 
 from runnerkit import running, write_scenario
 
-from hostile import Daemons
+from daemonkit import Daemons
 from scenarist.runner import RunResult
 from scenarist.runner.terminal import session_processes
 
@@ -226,6 +226,8 @@ timeline:
   - userCommand:
       relativeTime: 1000
       cmd: "! grep -qs '[{daemons.marker[0]}]{daemons.marker[1:]}' /proc/[0-9]*/cmdline"
+expect:
+  exitCode: 0
 """)  # ([s]cenarist-…: grep's own command line does not match)
     result = scenarist_run(path)
     (check,) = result.steps

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from scenarist.runner.keys import KeyError_, key_bytes, parse_input
+from scenarist.scenario import ScenarioError, load_scenario
+from scenarist.scenario.keys import key_problem
 
 
 @pytest.mark.parametrize(("name", "sent"), [
@@ -72,3 +76,49 @@ def test_text_without_brackets_is_typed_as_is_then_enter(text: str) -> None:
     typed = parse_input(text)
     assert typed.prompt
     assert typed.data == text.encode() + b"\r"
+
+
+def test_a_misspelt_key_is_a_located_load_error_with_the_nearest_names(tmp_path: Path) -> None:
+    path = tmp_path / "keys.yaml"
+    path.write_text("""name: keys
+timeline:
+  - userInputs:
+      - [0, "vim<Ctrl+Nope>"]
+      - relativeTime: 10
+        input: ":wq<Entr>"
+      - relativeTime: 20
+        input: "<ctrl-1>"
+      - relativeTime: 30
+        input: "an <div> and a<b stay text<Enter>"
+      - relativeTime: 40
+        target: webui
+        input: "<Ctrl+Nope> is not typed into a terminal"
+""")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    issues = [(i.line, i.col, i.path, i.message, i.hint) for i in info.value.errors]
+    assert [i[:4] for i in issues] == [
+        (4, 13, "timeline[0].userInputs[0][1]", "<Ctrl+Nope> is not a key name"),
+        (6, 16, "timeline[0].userInputs[1].input", "<Entr> is not a key name"),
+        (8, 16, "timeline[0].userInputs[2].input",
+         "<ctrl-1> cannot be typed: there is no control code for Ctrl+'1'; use a letter or "
+         "one of @[\\]^_"),
+    ]
+    assert issues[0][4].startswith("did you mean <Ctrl+n>, <Ctrl+Space>?")
+    assert issues[1][4].startswith("did you mean <Enter>, <End>, <CR>?")
+    assert "<lt>" in issues[1][4]
+
+
+@pytest.mark.parametrize(("token", "nearest"), [
+    ("Escpae", "<Escape>"), ("PgDwn", "<PgDn>"), ("Alt+Entr", "<Alt+Enter>"),
+    ("M-Entr", "<M-Enter>"), ("C-Entr", "<C-e>"), ("Tabb", "<Tab>"),
+])
+def test_misspelt_keys_suggest_the_nearest_name(token: str, nearest: str) -> None:
+    problem = key_problem(token)
+    assert problem is not None and problem[1].startswith(f"did you mean {nearest}")
+
+
+@pytest.mark.parametrize("text", ["div", "span", "table", "b", "Enter", "ctrl-c", "lt",
+                                  "s-expression", "m-dash", "T", "HTML"])
+def test_text_and_keys_are_no_problem(text: str) -> None:
+    assert key_problem(text) is None

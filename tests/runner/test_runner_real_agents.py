@@ -4,6 +4,7 @@ keystrokes and the files the real agent creates are checked by the scenario's as
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from scenarist.runner import RunResult
 
 pytestmark = pytest.mark.real_agent
 
-BIN = HERE.parents[1] / "tests" / "node" / "node_modules" / ".bin"
+# the pins in tests/node, or the newest releases (SCENARIST_AGENTS=latest bash scripts/test)
+BIN = Path(os.environ.get("SCENARIST_NODE_BIN")
+           or HERE.parents[1] / "tests" / "node" / "node_modules" / ".bin")
 SCENARIO = HERE / "agent_scenarios" / "greeting_files.yaml"
 
 

@@ -99,7 +99,7 @@ def test_timeline_table_and_invalid_file(tmp_path: Path, capsys: pytest.CaptureF
     # the second runCmd's result row shows the output the scenario gives it
     results = [ln for ln in out.splitlines() if "toolResult" in ln]
     assert len(results) == 2 and results[1].endswith('runCmd {"result": "hello from scenarist"}')
-    assert timeline_main([str(write(tmp_path, "bad.yaml", BAD))]) == 1
+    assert timeline_main([str(write(tmp_path, "bad.yaml", BAD))]) == 2  # input, not a check
     assert timeline_main([]) == 2
 
 
@@ -109,7 +109,8 @@ def test_schema_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert schema["$schema"].startswith("http://json-schema.org/draft-07")
     out = tmp_path / "s.json"
     assert schema_main(["-o", str(out)]) == 0 and json.loads(out.read_text()) == schema
-    assert schema_main(["-o", str(tmp_path / "no" / "dir.json")]) == 1
+    assert schema_main(["-o", str(tmp_path / "no" / "dir.json")]) == 0  # folders are made
+    assert schema_main(["-o", str(out / "under-a-file.json")]) == 2
 
 
 def test_validate_imports_no_server_framework() -> None:

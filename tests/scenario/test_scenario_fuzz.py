@@ -81,7 +81,7 @@ def test_mutants_through_scenarist_validate(tmp_path: Path) -> None:
     for seed in seeds:
         _, text = _source(seed)
         (tmp_path / f"{seed}.yaml").write_text(text, encoding="utf-8")
-        for media in ("audio", "images", "patches"):  # the examples' relative paths still work
+        for media in ("audio", "images", "patches", "configs", "repos"):  # relative paths work
             link = tmp_path / media
             if not link.exists():
                 link.symlink_to(EXAMPLES / media)

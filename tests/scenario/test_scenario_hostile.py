@@ -44,8 +44,12 @@ def test_an_alias_inside_what_it_names_is_a_cycle() -> None:
 
 
 def test_deep_nesting_is_refused_before_composing() -> None:
-    got = only_error(HOSTILE / "deep-nesting.yaml")
-    assert got == f"4:107: the document nests lists and mappings more than {MAX_DEPTH} levels deep"
+    """Our composer refuses level 101 (col 107); PyYAML >= 6.0.4 refuses 1,000 flow levels
+    while scanning ahead, before the composer gets there (col 1007). Either refusal is the same
+    located message."""
+    line, col, message = only_error(HOSTILE / "deep-nesting.yaml").split(":", 2)
+    assert (line, col) in {("4", "107"), ("4", "1007")}
+    assert message == f" the document nests lists and mappings more than {MAX_DEPTH} levels deep"
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1])
@@ -172,7 +176,8 @@ def test_outside_paths_are_allowed_by_the_option_and_the_flag(tmp_path: Path) ->
     for command in ("validate", "timeline"):
         refused = subprocess.run([*COMMANDS[command], str(path)], capture_output=True, text=True,
                                  timeout=60, check=False)
-        assert refused.returncode == 1 and "outside the scenario's folder" in refused.stderr
+        expected = 1 if command == "validate" else 2  # a failed check; bad input (docs/cli.md)
+        assert refused.returncode == expected and "outside the scenario's folder" in refused.stderr
         allowed = subprocess.run([*COMMANDS[command], str(path), "--allow-outside-paths"],
                                  capture_output=True, text=True, timeout=60, check=False)
         assert allowed.returncode == 0, allowed.stderr

@@ -147,6 +147,18 @@ def test_file_reads_absolute_and_patch_exists() -> None:
     one_error(timeline("- userEdits: {patch: nope.patch}\n"), "not found")
 
 
+def test_a_terminal_profile_must_exist_next_to_the_scenario() -> None:
+    """terminalRef names a file the runner reads: validate refuses it when it is missing,
+    at the key, with the fix; the examples' profile loads."""
+    issue = one_error("name: t\nterminalRef: configs/nope.json\ntimeline: []\n",
+                      "terminalRef 'configs/nope.json' not found")
+    assert (issue.line, issue.col, issue.path) == (2, 14, "terminalRef")
+    assert "relative to the scenario file's folder" in issue.hint
+    one_error("name: t\nterminalRef: ../outside.json\ntimeline: []\n", "outside the scenario")
+    ok = load("name: t\nterminalRef: configs/terminal/default-100x30.json\ntimeline: []\n")
+    assert ok.terminal_ref == "configs/terminal/default-100x30.json"
+
+
 def test_error_element_checks() -> None:
     one_error(timeline("- llmResponse: [{error: {errorType: x, statusCode: 200}}]\n"), "not an HTTP error")
     one_error(timeline("- llmResponse: [{error: {message: m}}]\n"), "missing required key 'errorType'")

@@ -76,10 +76,10 @@ def test_unknown_name_is_exit_1_with_known_names(folder: Path,
     assert "no scenario is named 'hallo'" in err and "hello, docs, fix" in err
 
 
-def test_invalid_scenario_is_exit_1_with_its_location(tmp_path: Path,
+def test_invalid_scenario_is_exit_2_with_its_location(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "bad.yaml").write_text("name: bad\ntimeline: 3\n")
-    assert select_main(["-s", str(tmp_path), "anything"]) == 1
+    assert select_main(["-s", str(tmp_path), "anything"]) == 2
     assert "bad.yaml:" in capsys.readouterr().err
 
 

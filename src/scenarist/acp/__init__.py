@@ -4,7 +4,9 @@
 acp-test`` runs :func:`run_test` (the test client) against any ACP agent. Modules:
 ``tools`` (scenario tools → ACP tool-call views), ``updates`` (beats → ACP updates, pure),
 ``turns`` (timeline → history and prompt turns, pure), ``compare`` (expected-subset
-checks), ``agent`` (the SDK Agent), ``client`` (the SDK Client and the test run), ``cli``.
+checks), ``frames`` (incoming JSON-RPC lines checked, pure), ``lines`` (the checked
+transport both sides use), ``agent`` (the SDK Agent), ``client`` (the SDK Client and the
+test run), ``cli``.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from acp import schema as s
 
 from scenarist.acp.compare import differences
 from scenarist.acp.handshake import initialize_answer
+from scenarist.acp.stdio import log
 from scenarist.acp.tools import absolute
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import (
@@ -50,11 +50,6 @@ from scenarist.scenario.timeline import Beat
 __all__ = ["AgentOptions", "ScenarioAgent", "log"]
 
 RESOURCE_NOT_FOUND = -32002
-
-
-def log(message: str) -> None:
-    """One line on stderr (stdout carries only ACP)."""
-    print(f"scenarist acp: {message}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +156,13 @@ class ScenarioAgent(acp.Agent):
     def initialized_early(self, params: Mapping[str, Any]) -> None:
         """Take the client's capabilities from an ``initialize`` answered before the SDK
         was running (:mod:`scenarist.acp.stdio`)."""
-        self.client_caps = s.ClientCapabilities.model_validate(
-            params.get("clientCapabilities") or {})
+        try:
+            self.client_caps = s.ClientCapabilities.model_validate(
+                params.get("clientCapabilities") or {})
+        except ValueError as exc:  # stdio checked the shape; this is deeper than it looks
+            log(f"initialize: clientCapabilities not understood, none assumed: "
+                f"{next(iter(str(exc).splitlines()), '')}")
+            self.client_caps = s.ClientCapabilities()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> s.AuthenticateResponse:
         return s.AuthenticateResponse()
@@ -393,9 +393,11 @@ class _TurnPlay:
         kind, event = beat.kind, beat.event
         if kind == "error":
             step: LlmError = beat.step
-            raise acp.RequestError(-32603, f"Internal error: {step.message}", {
-                "errorType": step.error_type, "message": step.message,
-                "statusCode": step.status_code, "details": step.details})
+            data = {"errorType": step.error_type, "message": step.message,
+                    "statusCode": step.status_code, "details": step.details}
+            if step.retry_after_seconds is not None:
+                data["retryAfterSeconds"] = step.retry_after_seconds
+            raise acp.RequestError(-32603, f"Internal error: {step.message}", data)
         if isinstance(event, AgentFileReads):
             await self.read_files(event)
             return True

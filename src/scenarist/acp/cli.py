@@ -1,59 +1,71 @@
 """``scenarist acp`` (the mock ACP agent on stdio) and ``scenarist acp-test`` (the ACP test client).
 
-    scenarist acp --scenario PATH... [--scenario-name N] [--session-id ID] [--cwd DIR]
-                  [--mcp-servers JSON] [--define K=V] [--speed F]
-    scenarist acp-test --agent "CMD ARGS" --scenario PATH [--cwd DIR] [--transcript FILE]
-                  [--junit FILE] [--speed F]
+    scenarist acp --scenario PATH... [--tag TAG] [--scenario-name N] [--session-id ID]
+                  [--cwd DIR] [--mcp-servers JSON] [--define K=V] [--speed F]
+    scenarist acp-test --agent "CMD ARGS" --scenario PATH... [--tag TAG] [--cwd DIR]
+                  [--transcript FILE] [--junit FILE] [--format text|jsonl] [--speed F]
+                  [--timeout S]
 
 stdout of ``scenarist acp`` carries only ACP; everything else goes to stderr. It exits 0
-when the client closes its stdin. ``acp-test`` exits 0 when every check passed, 1 on a
-failed check, 2 on a usage error.
+when the client closes its stdin. ``acp-test`` plays each scenario against a fresh agent
+process and prints its result as it ends; it exits 0 when every check passed, 1 on a failed
+check, 2 on a usage or input error (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_OK,
     Parser,
-    add_defines,
+    add_format,
+    add_junit,
+    add_scenario,
+    add_scenario_options,
+    add_tags,
+    add_timeout,
+    checked_speed,
     define_symbols,
+    output_dir,
+    output_file,
     run,
     scenario_paths,
-    speed_problem,
+    select_tags,
+    timeout_problem,
+    write_output,
 )
 
 __all__ = ["acp_main", "acp_test_main"]
 
 
-def _speed(parser: Parser, value: float) -> float:
-    problem = speed_problem("--speed", value)
-    if problem is not None:
-        parser.error(problem)
-    return value
-
-
-def _scenarios(parser: Parser, paths: Sequence[str], defines: Mapping[str, bool | int | str]
-               ) -> list[Any]:
+def _scenarios(parser: Parser, args: Any) -> list[Any]:
+    """The scenarios of ``--scenario`` that carry a ``--tag``; loading errors are usage errors."""
     import sys
 
     from scenarist.scenario import ScenarioError, load_scenarios
 
     try:
-        return load_scenarios(scenario_paths(parser, paths), defines=defines)
+        loaded = load_scenarios(scenario_paths(parser, args.scenario),
+                                defines=define_symbols(parser, args))
     except ScenarioError as exc:
         print(str(exc), file=sys.stderr)
         parser.error("the scenarios above do not load")
+    try:
+        return select_tags(loaded, args.tags)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def acp_parser() -> Parser:
     p = Parser(prog="scenarist acp",
                description="A mock ACP agent on stdio that plays scenarios to an ACP client.")
-    p.add_argument("--scenario", action="append", required=True, metavar="PATH",
-                   help="scenario file or directory (repeatable)")
+    add_scenario(p)
+    add_tags(p)
     p.add_argument("--scenario-name", metavar="N",
                    help="play this scenario (default: chosen by the first prompt)")
     p.add_argument("--session-id", metavar="ID", help="the sessionId session/new answers")
@@ -62,9 +74,7 @@ def acp_parser() -> Parser:
     p.add_argument("--mcp-servers", metavar="JSON",
                    help="the mcpServers the client should send (a JSON list); differences "
                    "are logged")
-    p.add_argument("--speed", type=float, default=1.0, metavar="F",
-                   help="multiply every scenario delay by F (0.01 = a hundred times faster)")
-    add_defines(p)
+    add_scenario_options(p)
     return p
 
 
@@ -80,7 +90,7 @@ def _serve(parser: Parser, args: Any) -> int:
     from scenarist.acp.stdio import event_loop_runner, serve_stdio, stdio_problem
     from scenarist.scenario.select import ScenarioIndex, SelectionError
 
-    speed = _speed(parser, args.speed)
+    speed = checked_speed(parser, args)
     problem = stdio_problem()
     if problem is not None:
         parser.error(problem)
@@ -92,7 +102,7 @@ def _serve(parser: Parser, args: Any) -> int:
             parser.error(f"--mcp-servers is not JSON: {exc}")
         if not isinstance(mcp, list):
             parser.error("--mcp-servers must be a JSON list of MCP servers")
-    scenarios = _scenarios(parser, args.scenario, define_symbols(parser, args))
+    scenarios = _scenarios(parser, args)
     try:
         playable = candidates(ScenarioIndex(scenarios), args.scenario_name)
     except SelectionError as exc:
@@ -121,21 +131,23 @@ def _serve(parser: Parser, args: Any) -> int:
 
 def acp_test_parser() -> Parser:
     p = Parser(prog="scenarist acp-test",
-               description="Play the client side of a scenario against an ACP agent and "
+               description="Play the client side of scenarios against an ACP agent and "
                "check what it sends.")
     p.add_argument("--agent", required=True, metavar="CMD",
-                   help="the agent command line (split like a shell)")
-    p.add_argument("--scenario", required=True, metavar="PATH", help="the scenario file")
+                   help="the agent command line (split like a shell), started afresh for "
+                   "each scenario")
+    add_scenario(p)
+    add_tags(p)
     p.add_argument("--cwd", metavar="DIR",
                    help="the workspace the client confines files and terminals to "
-                   "(default: a new temporary folder)")
-    p.add_argument("--transcript", metavar="FILE", help="write every JSON-RPC message here (JSONL)")
-    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report here")
-    p.add_argument("--speed", type=float, default=1.0, metavar="F",
-                   help="multiply the scenario's client-side delays by F")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="give up on the agent after S seconds (default 120)")
-    add_defines(p)
+                   "(default: a new temporary folder per scenario)")
+    p.add_argument("--transcript", metavar="FILE",
+                   help="write every JSON-RPC message here (JSONL, the scenarios in order)")
+    add_junit(p)
+    add_format(p, ("text", "jsonl"),
+               "stdout: PASS/FAIL lines, or one JSON object per scenario as it ends")
+    add_timeout(p, 120.0, "give up on the agent of a scenario after S seconds")
+    add_scenario_options(p)
     return p
 
 
@@ -147,17 +159,64 @@ def acp_test_main(argv: Sequence[str]) -> int:
 def _test(parser: Parser, args: Any) -> int:
     import shlex
 
-    from scenarist.acp.client import AcpTestOptions, run_test
+    from scenarist.acp.client import AcpTestOptions
 
-    speed = _speed(parser, args.speed)
+    speed = checked_speed(parser, args)
+    problem = timeout_problem("--timeout", args.timeout)
+    if problem is not None:
+        parser.error(problem)
     command = shlex.split(args.agent)
     if not command:
         parser.error("--agent is empty")
-    scenarios = _scenarios(parser, [args.scenario], define_symbols(parser, args))
-    if len(scenarios) != 1:
-        parser.error(f"--scenario must name one scenario file ({len(scenarios)} found)")
-    options = AcpTestOptions(
-        command=tuple(command), cwd=Path(args.cwd) if args.cwd else None,
-        transcript=Path(args.transcript) if args.transcript else None,
-        junit=Path(args.junit) if args.junit else None, speed=speed, timeout=args.timeout)
-    return run_test(scenarios[0], options)
+    scenarios = _scenarios(parser, args)
+    transcript = output_file(parser, "--transcript", args.transcript)
+    junit = output_file(parser, "--junit", args.junit)
+    cwd = output_dir(parser, "--cwd", args.cwd)
+    options = AcpTestOptions(command=tuple(command), cwd=cwd, speed=speed, timeout=args.timeout)
+    reports = _play_all(scenarios, options, args.format)
+    if transcript is not None:
+        write_output(parser, "--transcript", transcript, "".join(
+            json.dumps(entry, ensure_ascii=False) + "\n"
+            for report in reports for entry in report.transcript))
+    if junit is not None:
+        from scenarist.acp.client import junit_text
+
+        write_output(parser, "--junit", junit, junit_text(reports))
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+
+
+def _play_all(scenarios: Sequence[Any], options: Any, fmt: str) -> list[Any]:
+    """Play each scenario, printing its result as it ends; a progress line on a terminal."""
+    import asyncio
+    import sys
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from scenarist.acp.client import format_report, run_report
+
+    console = Console(highlight=False, markup=False)
+    reports = []
+    with Progress(console=console, transient=True,
+                  disable=fmt != "text" or not sys.stdout.isatty()) as bar:
+        task = bar.add_task("scenarios", total=len(scenarios))
+        for scenario in scenarios:
+            bar.update(task, description=scenario.name)
+            report = asyncio.run(run_report(scenario, options))
+            reports.append(report)
+            if fmt == "jsonl":
+                print(_jsonl(report), flush=True)
+            else:
+                console.print(format_report(report), soft_wrap=True)
+            bar.advance(task)
+    if fmt == "text" and len(reports) > 1:
+        failed = sum(not r.ok for r in reports)
+        console.print(f"{len(reports) - failed} passed, {failed} failed of {len(reports)} "
+                      "scenario(s)")
+    return reports
+
+
+def _jsonl(report: Any) -> str:
+    return json.dumps({"name": report.scenario, "outcome": "passed" if report.ok else "failed",
+                       "checks": [{"name": c.name, "problems": list(c.problems)}
+                                  for c in report.checks]}, ensure_ascii=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Mapping
@@ -28,6 +29,9 @@ import acp
 from acp import schema as s
 
 from scenarist.acp.compare import differences
+from scenarist.acp.frames import Refusal
+from scenarist.acp.lines import CheckedLines
+from scenarist.acp.stdio import one_line_logging
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
 from scenarist.play import Player
@@ -36,6 +40,7 @@ from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
     Initialize,
+    LlmError,
     Scenario,
     SetMode,
     SetModel,
@@ -50,6 +55,7 @@ __all__ = [
     "AcpTestReport",
     "Check",
     "format_report",
+    "junit_text",
     "run_report",
     "run_test",
     "write_junit",
@@ -57,7 +63,36 @@ __all__ = [
 ]
 
 STDIO_LIMIT = 50 * 1024 * 1024
-AGENT_EXIT_S = 1.0  # after its stdin is closed, how long the agent has to exit on its own
+AGENT_EXIT_S = 5.0  # how long an agent may take to exit once its stdin is closed
+STOP_STEP_S = 1.0  # the bound on each clean-up step after the run
+EXIT_POLL_S = 0.05
+
+
+async def _exit_code(process: asyncio.subprocess.Process, within: float | None) -> int | None:
+    """The agent's exit code once it has exited, None if it still runs after ``within``
+    seconds. Polled: ``Process.wait()`` also waits for every copy of the agent's pipes to
+    close, which a child it leaves behind may hold for ever."""
+    deadline = None if within is None else asyncio.get_running_loop().time() + within
+    while process.returncode is None:
+        if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+            return None
+        await asyncio.sleep(EXIT_POLL_S)
+    return process.returncode
+
+
+async def end_agent(process: asyncio.subprocess.Process, tree: ProcessTree,
+                    grace: float) -> tuple[ProcessInfo, ...]:
+    """Close the agent's stdin, give it ``grace`` seconds to exit, then stop everything it
+    started (:meth:`ProcessTree.stop`: SIGTERM, SIGKILL 0.5 s later, double-forked daemons
+    included); what was still running."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, RuntimeError):
+            process.stdin.close()
+    await _exit_code(process, grace)
+    stopped = await asyncio.to_thread(tree.stop)
+    with contextlib.suppress(TimeoutError):  # the pipes close once the tree is gone
+        await asyncio.wait_for(process.wait(), STOP_STEP_S)
+    return stopped
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,16 +145,29 @@ class _Step:
 
 
 def client_steps(script: AcpScript) -> list[_Step]:
-    """The client's side of ``script``, in time order, ties in timeline order (pure)."""
-    prompted = iter([t for t in script.turns if t.prompt is not None])
+    """The client's side of ``script``, in time order, ties in timeline order (pure). A
+    prompt whose turn ends in a scripted error is sent again (the retry) for each retry
+    turn, once the error is answered."""
+    groups: list[list[Turn]] = []  # a prompt's turn, then its retries
+    for turn in script.turns:
+        if turn.retry and groups:
+            groups[-1].append(turn)
+        else:
+            groups.append([turn])
+    prompted = iter([g for g in groups if g[0].prompt is not None])
+
+    def prompts(at_ms: int, group: list[Turn]) -> list[_Step]:
+        return [_Step(max(at_ms, t.origin_ms) if t.retry else at_ms, "prompt", t)
+                for t in group]
+
     steps: list[_Step] = []
-    if script.turns and script.turns[0].prompt is None:  # a loaded session's lead-in
-        steps.append(_Step(script.turns[0].origin_ms, "prompt", script.turns[0]))
+    if groups and groups[0][0].prompt is None:  # a loaded session's lead-in
+        steps += prompts(groups[0][0].origin_ms, groups[0])
     for beat in compile_timeline(script.scenario).beats:
         if not beat.live:
             continue
         if beat.kind == "userInputs":
-            steps.append(_Step(beat.at_ms, "prompt", next(prompted)))
+            steps += prompts(beat.at_ms, next(prompted))
         elif beat.kind == "userCancelSession":
             steps.append(_Step(beat.at_ms, "cancel"))
         elif isinstance(beat.event, SetMode):
@@ -340,6 +388,12 @@ class _Run:
         self.prompt_task: asyncio.Task[None] | None = None
         self.session_id = ""
         self.prompts = 0
+        self.retries = 0
+        self.process: asyncio.subprocess.Process | None = None
+        self.tree: ProcessTree | None = None
+        self.conn: acp.ClientSideConnection | None = None
+        self.drain_task: asyncio.Task[None] | None = None
+        self.refusals: list[str] = []
 
     def observe(self, event: Any) -> None:
         direction = "client->agent" if event.direction.value == "outgoing" else "agent->client"
@@ -351,33 +405,67 @@ class _Run:
         while line := await stream.readline():
             self.report.agent_stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
 
+    def refused(self, line: int, refusal: Refusal) -> None:
+        self.refusals.append(f"line {line}: {refusal.log}")
+
     async def main(self) -> None:
+        """Start the agent in its own process tree and play the session with it."""
         command, *args = self.options.command
-        tree = ProcessTree()
+        env = {**os.environ, **(self.options.env or {})}
+        self.tree = tree = ProcessTree()
         try:
-            process = await asyncio.create_subprocess_exec(
+            self.process = process = await asyncio.create_subprocess_exec(
                 command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, limit=STDIO_LIMIT, cwd=str(self.workspace.root),
-                env=tree.environ({**os.environ, **(self.options.env or {})}),
-                start_new_session=True, preexec_fn=tree.enter)
+                stderr=asyncio.subprocess.PIPE, env=tree.environ(env),
+                cwd=str(self.workspace.root), limit=STDIO_LIMIT, start_new_session=True,
+                preexec_fn=tree.enter)
         except BaseException:
             tree.close()
             raise
         tree.adopt(process.pid)
-        drain = asyncio.create_task(self.drain(process.stderr))
-        conn = acp.connect_to_agent(self.client, process.stdin, process.stdout,
-                                    observers=[self.observe])
+        assert process.stdin is not None and process.stdout is not None
+        lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
+                             log=lambda _: None, on_refusal=self.refused)
+        self.conn = conn = acp.connect_to_agent(self.client, lines, observers=[self.observe])
+        self.drain_task = asyncio.create_task(self.drain(process.stderr))
+        session = asyncio.create_task(self.session(conn))
+        exited = asyncio.create_task(_exit_code(process, None))
         try:
-            await self.session(conn)
+            await asyncio.wait({session, exited}, return_when=asyncio.FIRST_COMPLETED)
+            if not session.done():  # the agent is gone: what it still owes will not come
+                await asyncio.wait({session}, timeout=STOP_STEP_S)
+            if session.done():
+                session.result()
+                return
+            self.report.check("agent", [f"exited with code {process.returncode} before the "
+                                        "session ended"])
         finally:
-            if self.prompt_task is not None and not self.prompt_task.done():
-                self.prompt_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self.prompt_task
-            await self.workspace.close()
-            await conn.close()
-            await _end_agent(process, tree, self.report)
-            await drain
+            for task in (session, exited):
+                task.cancel()
+            await asyncio.wait({session, exited})
+            for task in (session, exited):  # retrieved: an error here is not news
+                if not task.cancelled():
+                    task.exception()
+
+    async def stop(self, grace: float) -> None:
+        """End what the run started, each step bounded: the prompt in flight, the terminals,
+        the connection, then the agent (``grace`` seconds to exit on its own after its
+        stdin closes) and everything it started."""
+        if self.prompt_task is not None and not self.prompt_task.done():
+            self.prompt_task.cancel()
+            await asyncio.wait({self.prompt_task}, timeout=STOP_STEP_S)
+        with contextlib.suppress(TimeoutError, OSError):
+            async with asyncio.timeout(STOP_STEP_S):
+                await self.workspace.close()
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(STOP_STEP_S):
+                    await self.conn.close()
+        if self.process is not None and self.tree is not None:
+            self.report.stopped += await end_agent(self.process, self.tree, grace)
+        if self.drain_task is not None:
+            await asyncio.wait({self.drain_task}, timeout=STOP_STEP_S)
+            self.drain_task.cancel()
 
     async def session(self, conn: Any) -> None:
         scenario = self.script.scenario
@@ -463,17 +551,21 @@ class _Run:
             self.prompt_task = None
 
     async def prompt(self, conn: Any, turn: Turn) -> None:
-        self.prompts += 1
-        name = f"prompt {self.prompts}"
+        if turn.retry:
+            self.retries += 1
+            name = f"prompt {self.prompts} retry {self.retries}"
+        else:
+            self.prompts, self.retries = self.prompts + 1, 0
+            name = f"prompt {self.prompts}"
         entry = turn.prompt or self.fallback_prompt()
         blocks = prompt_blocks(entry)
         meta = dict(entry.meta) if entry.meta else {}
-        wants_error = any(b.kind == "error" for b in turn.beats)
+        wants_error = turn.fails
         try:
             answer = await conn.prompt(session_id=self.session_id, prompt=blocks, **meta)
         except acp.RequestError as exc:
             if wants_error:
-                self.report.check(name)
+                self.report.check(name, _error_problems(turn, exc))
             else:
                 self.report.check(name, [f"the agent answered error {exc.code}: {exc} "
                                          f"{json.dumps(exc.data) if exc.data else ''}".rstrip()])
@@ -498,16 +590,15 @@ class _Run:
         return UserInput(0, (TextContent(text),))
 
 
-async def _end_agent(process: asyncio.subprocess.Process, tree: ProcessTree,
-                     report: AcpTestReport) -> None:
-    """Close the agent's stdin, give it :data:`AGENT_EXIT_S` to exit on its own, then stop
-    its whole tree (:meth:`ProcessTree.stop`); what was still running goes in the report."""
-    if process.stdin is not None:
-        process.stdin.close()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(process.wait(), AGENT_EXIT_S)
-    report.stopped += await asyncio.to_thread(tree.stop)
-    await process.wait()
+def _error_problems(turn: Turn, exc: acp.RequestError) -> list[str]:
+    """How a JSON-RPC error differs from the turn's scripted error, where the agent says
+    (an agent that puts ``errorType`` in the error's data, as ``scenarist acp`` does)."""
+    step = turn.beats[-1].step
+    data = exc.data if isinstance(exc.data, dict) else {}
+    got = data.get("errorType")
+    if got is None or not isinstance(step, LlmError) or got == step.error_type:
+        return []
+    return [f"error data errorType: expected {step.error_type!r}, got {got!r}"]
 
 
 def _kwargs(model: type[Any], params: dict[str, Any]) -> dict[str, Any]:
@@ -522,19 +613,36 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
     """Run the scenario's client side against the agent; the report holds every check."""
     from scenarist.acp.workspace import Workspace
 
+    if not logging.getLogger().handlers:  # a command line, not a host with its own logging
+        one_line_logging("scenarist acp-test")
     report = AcpTestReport(scenario.name)
     with contextlib.ExitStack() as stack:
         root = options.cwd or Path(stack.enter_context(tempfile.TemporaryDirectory(
             prefix="scenarist-acp-test-")))
         root.mkdir(parents=True, exist_ok=True)
         run = _Run(script_of(scenario), options, report, Workspace(root))
+        grace = AGENT_EXIT_S
         try:
             async with asyncio.timeout(options.timeout):
                 await run.main()
         except TimeoutError:
             report.check("agent", [f"no end after {options.timeout} s (--timeout)"])
-        except (ConnectionError, OSError, acp.RequestError) as exc:
-            report.check("agent", [f"{type(exc).__name__}: {exc}"])
+            grace = 0.0
+        except Exception as exc:  # a hostile agent: whatever it did is the finding
+            # the message (and for pydantic, its first error)
+            first = "; ".join(line.strip() for line in str(exc).splitlines()[:2])
+            code = await _exit_code(run.process, 0.3) if run.process else None
+            exited = f" (the agent exited with code {code})" if code is not None else ""
+            report.check("agent", [f"{type(exc).__name__}: {first}{exited}"])
+        finally:
+            await run.stop(grace)
+        if run.refusals:
+            shown = run.refusals[:10]
+            more = len(run.refusals) - len(shown)
+            report.check("agent messages", [
+                f"{len(run.refusals)} line(s) from the agent are not JSON-RPC messages ACP "
+                "allows (each answered with an error where JSON-RPC has one)", *shown,
+                *([f"... and {more} more"] if more else [])])
     return report
 
 
@@ -572,13 +680,26 @@ def write_transcript(report: AcpTestReport, path: Path) -> None:
 
 
 def write_junit(report: AcpTestReport, path: Path) -> None:
-    failures = sum(not c.ok for c in report.checks)
-    suite = ET.Element("testsuite", name=f"acp-test {report.scenario}",
-                       tests=str(len(report.checks)), failures=str(failures))
-    for check in report.checks:
-        case = ET.SubElement(suite, "testcase", classname=report.scenario, name=check.name)
-        if not check.ok:
-            failure = ET.SubElement(case, "failure", message=check.problems[0])
-            failure.text = "\n".join(check.problems)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    path.write_text(junit_text([report]), encoding="utf-8")
 
+
+def junit_text(reports: list[AcpTestReport]) -> str:
+    """JUnit XML: a suite per scenario, a case per check; a failure carries every problem
+    and the agent's last stderr lines (what a CI page needs to see why)."""
+    failed = sum(not c.ok for r in reports for c in r.checks)
+    root = ET.Element("testsuites", name="scenarist acp-test",
+                      tests=str(sum(len(r.checks) for r in reports)), failures=str(failed))
+    for report in reports:
+        suite = ET.SubElement(root, "testsuite", name=f"acp-test {report.scenario}",
+                              tests=str(len(report.checks)),
+                              failures=str(sum(not c.ok for c in report.checks)))
+        for check in report.checks:
+            case = ET.SubElement(suite, "testcase", classname=report.scenario, name=check.name)
+            if not check.ok:
+                failure = ET.SubElement(case, "failure", message=check.problems[0][:500])
+                text = list(check.problems)
+                if report.agent_stderr:
+                    text += ["", "--- agent stderr (last lines)", *report.agent_stderr[-20:]]
+                failure.text = "\n".join(text)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, "unicode") + "\n"

@@ -6,21 +6,28 @@ is read here, with plain asyncio pipes: if it is an ``initialize`` request, it i
 from :func:`scenarist.acp.handshake.initialize_answer` at once, and the SDK is imported
 after that, while the client prepares ``session/new``; the SDK connection then reads the
 rest of the same stream. Measured by ``bench/bench_acp.py`` (start-up to the
-``initialize`` answer). Any other first line goes to the SDK untouched, so misuse is still
-answered by the SDK with ACP's error codes.
+``initialize`` answer). Any other first message goes to the SDK untouched.
+
+Every line, the first included, passes :class:`scenarist.acp.lines.CheckedLines` first: a
+line that is not a well-formed JSON-RPC message is answered there and never reaches the
+SDK, so no client line ends the agent. Log records (the SDK logs what it catches with
+tracebacks) are written as one line each.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
 import os
 import stat
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["STDIO_LIMIT", "event_loop_runner", "serve_stdio", "stdio_problem"]
+from scenarist.acp.lines import CheckedLines
+
+__all__ = ["STDIO_LIMIT", "event_loop_runner", "log", "one_line_logging", "serve_stdio",
+           "stdio_problem"]
 
 STDIO_LIMIT = 50 * 1024 * 1024  # the SDK's own default: media prompts are large
 
@@ -65,59 +72,70 @@ async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
 
 
-def _initialize_request(line: bytes) -> tuple[Any, Mapping[str, Any]] | None:
-    """``(id, params)`` when ``line`` is a well-formed ``initialize`` request."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or message.get("method") != "initialize":
-        return None
+def _initialize_request(message: Mapping[str, Any]) -> tuple[Any, Mapping[str, Any]] | None:
+    """``(id, params)`` when ``message`` is a plain ``initialize`` request; anything else
+    (a protocol version as a string, ...) goes to the SDK, which has its own rules."""
     params, request_id = message.get("params"), message.get("id")
-    if (message.get("jsonrpc") != "2.0" or not isinstance(request_id, int | str)
-            or not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), int)):
+    if (message.get("method") != "initialize" or not isinstance(request_id, int | str)
+            or isinstance(request_id, bool) or not isinstance(params, dict)):
+        return None
+    version = params.get("protocolVersion")
+    if type(version) is not int or not 0 <= version <= 65535:
         return None
     return request_id, params
 
 
-def _replayed(first: bytes, rest: asyncio.StreamReader) -> asyncio.StreamReader:
-    """A reader that yields ``first`` again, then everything ``rest`` reads."""
-    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
-    reader.feed_data(first)
-
-    async def pump() -> None:
-        while chunk := await rest.read(65536):
-            reader.feed_data(chunk)
-        reader.feed_eof()
-
-    task = asyncio.get_running_loop().create_task(pump())
-    _PUMPS.add(task)
-    task.add_done_callback(_PUMPS.discard)
-    return reader
+def log(message: str) -> None:
+    """One line on stderr (stdout carries only ACP)."""
+    print(f"scenarist acp: {message}", file=sys.stderr, flush=True)
 
 
-_PUMPS: set[asyncio.Task[None]] = set()
+class _OneLine(logging.Formatter):
+    """A log record as one line: the message, then the exception's type and first line.
+    The SDK logs every error it catches with ``logging.exception``; a peer's bad message
+    is not a reason for a traceback on stderr."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            first = next(iter(str(exc).splitlines()), "")
+            text = f"{text}: {type(exc).__name__}: {first}"
+        return f"{self.prefix}: {' '.join(text.split())}"
+
+
+def one_line_logging(prefix: str) -> None:
+    """Route every log record (the SDK's, asyncio's) to stderr as one line each."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine(prefix))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
 
 
 async def serve_stdio(answer: Callable[[], Mapping[str, Any]], make_agent: Callable[[], Any]
                       ) -> None:
     """Run the agent that ``make_agent`` builds (importing the SDK) on stdin/stdout;
-    ``answer`` gives the ``initialize`` result without the SDK."""
+    ``answer`` gives the ``initialize`` result without the SDK. Every line is checked
+    (:class:`scenarist.acp.lines.CheckedLines`) before the SDK sees it."""
+    one_line_logging("scenarist acp")
     reader, writer = await _pipes()
-    first = await reader.readline()
-    if not first:
-        return  # the client went away before saying anything
+    lines = CheckedLines(reader, writer, limit=STDIO_LIMIT, log=log)
+    first = await lines.receive()
+    if first is None:
+        return  # the client went away before saying anything well formed
     early = _initialize_request(first)
     if early is not None:
-        result = {"jsonrpc": "2.0", "id": early[0], "result": answer()}
-        writer.write(json.dumps(result, separators=(",", ":")).encode() + b"\n")
-        await writer.drain()
+        await lines.send({"jsonrpc": "2.0", "id": early[0], "result": answer()})
+    else:
+        lines.push_back(first)
     import acp
 
     agent = make_agent()
     if early is not None:
         agent.initialized_early(early[1])
-        source = reader
-    else:
-        source = _replayed(first, reader)
-    await acp.run_agent(agent, writer, source)
+    await acp.run_agent(agent, lines)

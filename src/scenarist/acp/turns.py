@@ -5,7 +5,10 @@ part is cut at each ``userInputs`` prompt: a turn is the prompt and the agent be
 the next prompt. Agent beats that come before the first live prompt (a session loaded
 mid-task) belong to the first turn, which then answers whatever the client prompts first.
 A ``userCancelSession`` stays in its turn: the agent plays up to it and waits there for
-the client's ``session/cancel``.
+the client's ``session/cancel``. A scripted ``error`` ends the prompt it falls in (the
+prompt is answered with the error); the beats after it form a *retry* turn, which the
+client's next ``session/prompt`` (its retry of the same prompt) plays, as the model server
+answers a retried request with the scenario's next response.
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ class Turn:
     beats: tuple[Beat, ...]
     origin_ms: int  # the beat time at which the turn starts
     expected: Mapping[str, Any] | None = None
+    retry: bool = False  # the rest of a prompt after a scripted error: the client retries
+
+    @property
+    def fails(self) -> bool:
+        """Whether the turn ends with a scripted error (its prompt is answered with it)."""
+        return bool(self.beats) and self.beats[-1].kind == "error"
 
     @property
     def cancels(self) -> bool:
@@ -86,5 +95,21 @@ def script_of(scenario: Scenario, timeline: Timeline | None = None) -> AcpScript
         expected = prompt.expected_response if prompt is not None else None
         if n == 0 and start is not None and start.expected_prompt_response:
             expected = {**start.expected_prompt_response, **(expected or {})}
-        turns.append(Turn(prompt, tuple(beats), at, expected))
+        turns += _split_at_errors(Turn(prompt, tuple(beats), at, expected))
     return AcpScript(scenario, history, tuple(turns), start)
+
+
+def _split_at_errors(turn: Turn) -> list[Turn]:
+    """``turn`` cut after each scripted error: the error answers the prompt, the rest is a
+    retry turn (the prompt's expected answer stays with the last part)."""
+    parts: list[Turn] = []
+    beats: list[Beat] = []
+    origin = turn.origin_ms
+    for beat in turn.beats:
+        beats.append(beat)
+        if beat.kind == "error":
+            parts.append(Turn(turn.prompt, tuple(beats), origin, None, retry=bool(parts)))
+            beats, origin = [], beat.at_ms
+    if beats or not parts:
+        parts.append(Turn(turn.prompt, tuple(beats), origin, turn.expected, retry=bool(parts)))
+    return parts

@@ -1,17 +1,19 @@
 """``scenarist agent``: the mock agent on the command line.
 
-    scenarist agent --scenario PATH [--scenario-name N] --workspace DIR
+    scenarist agent --scenario PATH [--tag TAG] [--scenario-name N] --workspace DIR
                     [--checkpoint-cmd CMD] [--speed F] [--define K=V]
-                    [--format text|codex-jsonl|claude-jsonl] [PROMPT]
+                    [--format text|codex-jsonl|claude-jsonl] [--progress-file PATH] [PROMPT]
 
-Exit status: 0 every real result matched the scenario, 1 at least one mismatch, 2 a usage
-error (bad option, missing workspace, a scenario that does not load). Errors are one line
+Exit status (docs/cli.md): 0 every real result matched the scenario, 1 at least one
+mismatch, 2 a usage or input error (bad option, missing workspace, a scenario that does not
+load). Errors are one line
 each on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import uuid
@@ -20,9 +22,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scenarist.agent.progress import PROGRESS_ENV, ProgressWriter
 from scenarist.agent.render import FORMATS, make_renderer
 from scenarist.errors import ScenaristError
-from scenarist.scenario.cli_parser import Parser, add_defines, define_symbols, run, speed_problem
+from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_OK,
+    Parser,
+    add_defines,
+    add_scenario,
+    add_speed,
+    add_tags,
+    checked_speed,
+    define_symbols,
+    run,
+    select_tags,
+)
 
 if TYPE_CHECKING:
     from scenarist.scenario import Scenario
@@ -35,22 +50,22 @@ def parser() -> Parser:
                description="Play a scenario as a coding agent: print its thinking and "
                            "answers at the scenario's times and run its tools for real in "
                            "the workspace, comparing each result with the scenario.")
-    p.add_argument("--scenario", required=True, metavar="PATH",
-                   help="scenario file, or a folder of them (then --scenario-name or PROMPT "
-                        "picks one)")
+    add_scenario(p, many=False)
+    add_tags(p)
     p.add_argument("--scenario-name", metavar="N", help="play the scenario with this name")
     p.add_argument("--workspace", required=True, metavar="DIR",
                    help="directory the tools act in (nothing outside it is touched)")
     p.add_argument("--checkpoint-cmd", metavar="CMD",
                    help="shell command run in the workspace after each tool execution and "
                         "each edit (e.g. a filesystem snapshot)")
-    p.add_argument("--speed", type=float, default=1.0, metavar="F",
-                   help="multiply the scenario's times by F (0.1 = ten times faster; "
-                        "default 1)")
+    add_speed(p, what="multiply the scenario's times by F")
     add_defines(p)
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text for a terminal (default), or the JSON lines of "
                         "`codex exec --json` / Claude Code stream-json")
+    p.add_argument("--progress-file", metavar="PATH",
+                   help="append how far playback got (start/beat/end lines) to PATH, for a "
+                        "test executor to follow (default: $SCENARIST_AGENT_PROGRESS)")
     p.add_argument("prompt", nargs="?", metavar="PROMPT",
                    help="the first user prompt (later ones are read from the terminal)")
     return p
@@ -63,9 +78,7 @@ def main(argv: Sequence[str]) -> int:
         from scenarist.agent.play import Checkpoint, Prompts, play
         from scenarist.agent.workspace import AgentError, Workspace
 
-        problem = speed_problem("--speed", args.speed)
-        if problem is not None:
-            p.error(problem)
+        checked_speed(p, args)
         if not Path(args.scenario).exists():
             p.error(f"--scenario: no such file or folder: {args.scenario}")
         symbols = define_symbols(p, args)
@@ -82,15 +95,36 @@ def main(argv: Sequence[str]) -> int:
         renderer = make_renderer(args.format, sys.stdout, sys.stderr)
         checkpoint = Checkpoint(args.checkpoint_cmd) if args.checkpoint_cmd else None
         session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"scenarist-agent:{scenario.name}"))
-        with _stopped_cleanly():
-            report = play(scenario, workspace, renderer, prompts=prompts,
-                          checkpoint=checkpoint, speed=args.speed, session_id=session_id)
-        return 1 if report.mismatches else 0
+        progress = _progress_writer(p, args.progress_file or os.environ.get(PROGRESS_ENV))
+        try:
+            if progress is not None:
+                progress.start()
+            with _stopped_cleanly():
+                report = play(scenario, workspace, renderer, prompts=prompts,
+                              checkpoint=checkpoint, speed=args.speed, session_id=session_id,
+                              on_beat=progress.beat if progress is not None else None,
+                              on_prompt=progress.prompt if progress is not None else None)
+            code = EXIT_FAILED if report.mismatches else EXIT_OK
+            if progress is not None:
+                progress.end(code)
+            return code
+        finally:
+            if progress is not None:
+                progress.close()
 
     try:
         return run(p, argv, body)
     except Stopped as exc:
         return 128 + exc.signum
+
+
+def _progress_writer(p: Parser, path: str | None) -> ProgressWriter | None:
+    if not path:
+        return None
+    try:
+        return ProgressWriter(path)
+    except OSError as exc:
+        p.error(f"--progress-file: cannot append to {path}: {exc.strerror or exc}")
 
 
 class Stopped(ScenaristError):
@@ -122,7 +156,8 @@ def _stopped_cleanly() -> Iterator[None]:
 
 
 def _choose(p: Parser, args: argparse.Namespace, symbols: dict[str, bool | int | str]) -> Scenario:
-    """The scenario to play: the only one, the named one, or the nearest to PROMPT."""
+    """The scenario to play among those with a ``--tag``: the only one, the named one, or
+    the nearest to PROMPT."""
     from scenarist.scenario import ScenarioError, load_scenarios
 
     try:
@@ -133,6 +168,10 @@ def _choose(p: Parser, args: argparse.Namespace, symbols: dict[str, bool | int |
         p.error(f"--scenario: {args.scenario} does not load ({len(exc.errors)} error(s) above)")
     except OSError as exc:
         p.error(f"--scenario: cannot read {args.scenario}: {exc.strerror or exc}")
+    try:
+        scenarios = select_tags(scenarios, args.tags)
+    except ValueError as exc:
+        p.error(str(exc))
     if len(scenarios) == 1 and args.scenario_name in (None, scenarios[0].name):
         return scenarios[0]  # the usual case: no need for the prompt search (rapidfuzz)
     from scenarist.scenario.select import SelectionError, select_scenario

@@ -19,7 +19,7 @@ arrives (:class:`Pacer`), so the agent stays in step with a test executor that t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -55,9 +55,19 @@ from scenarist.scenario import (
     compile_timeline,
 )
 
-__all__ = ["CHECKPOINT_TIMEOUT_S", "Checkpoint", "Pacer", "Prompts", "Report", "play"]
+__all__ = ["CHECKPOINT_TIMEOUT_S", "Checkpoint", "Pacer", "Prompts", "Report", "TimelineEnd",
+           "play"]
 
 CHECKPOINT_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEnd:
+    """The end of the timeline (a last ``baseTimeDelta`` included), paced like a beat: the
+    agent's session lasts until then, so its summary comes after every beat of the test
+    executor's, as the scenario places them."""
+
+    at_ms: int
 
 
 class Pacer:
@@ -68,8 +78,8 @@ class Pacer:
     not made up for by a burst of beats.
     """
 
-    def __init__(self, beats: Sequence[Beat], *, clock: Clock | None, speed: float,
-                 origin_ms: float = 0.0) -> None:
+    def __init__(self, beats: Sequence[Beat | TimelineEnd], *, clock: Clock | None,
+                 speed: float, origin_ms: float = 0.0) -> None:
         self.beats = beats
         self.clock = clock
         self.speed = speed
@@ -79,7 +89,7 @@ class Pacer:
     def restart_after(self, beat: Beat) -> None:
         self._restart = beat.at_ms
 
-    def __iter__(self) -> Iterator[Beat]:
+    def __iter__(self) -> Iterator[Beat | TimelineEnd]:
         start, origin = 0, self.origin_ms
         while start < len(self.beats):
             rest = self.beats[start:]
@@ -176,6 +186,8 @@ class _Run:
         self.checkpoint = checkpoint
         self.report = Report()
         self.running: dict[str, tuple[ToolCall, Outcome]] = {}
+        self.on_prompt: Callable[[int], None] | None = None
+        self.position = 0  # of the beat being played, in the compiled timeline
 
     def where(self, event: Event) -> str:
         source = self.scenario.source_path or "<scenario>"
@@ -260,6 +272,8 @@ class _Run:
                                             status=None, compares_output=True))
 
     def prompt(self, beat: Beat, expected: UserInput, pacer: Pacer) -> None:
+        if self.on_prompt is not None:
+            self.on_prompt(self.position)
         try:
             text, typed = self.prompts.take(expected)
         except EndOfInput:
@@ -286,18 +300,32 @@ def permission_text(request: AgentPermissionRequest) -> str:
 
 def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
          prompts: Prompts | None = None, checkpoint: Checkpoint | None = None,
-         speed: float = 1.0, clock: Clock | None = None, session_id: str = "") -> Report:
-    """Play ``scenario``'s live beats in ``workspace``; the report says what differed."""
+         speed: float = 1.0, clock: Clock | None = None, session_id: str = "",
+         on_beat: Callable[[int], None] | None = None,
+         on_prompt: Callable[[int], None] | None = None) -> Report:
+    """Play ``scenario``'s live beats in ``workspace``; the report says what differed.
+
+    ``on_beat(position)`` is called after each beat is played and ``on_prompt(position)``
+    before the user's prompt is awaited, with the beat's position in the compiled timeline
+    (the progress file of :mod:`scenarist.agent.progress`)."""
     timeline = compile_timeline(scenario)
     beats = timeline.live
+    positions = {id(beat): n for n, beat in enumerate(timeline.beats)}
     origin = beats[0].at_ms if beats and timeline.session_start_index is not None else 0
     renderer.begin(Session(scenario.name, workspace.root, session_id or scenario.name))
     with Tools(workspace) as tools:
         run = _Run(scenario, workspace, tools, renderer, prompts or Prompts(), checkpoint)
-        pacer = Pacer(beats, clock=clock, speed=speed, origin_ms=origin)
+        run.on_prompt = on_prompt
+        pacer = Pacer([*beats, TimelineEnd(timeline.duration_ms)], clock=clock, speed=speed,
+                      origin_ms=origin)
         try:
             for beat in pacer:
+                if isinstance(beat, TimelineEnd):
+                    break
+                run.position = positions[id(beat)]
                 run.beat(beat, pacer)
+                if on_beat is not None:
+                    on_beat(positions[id(beat)])
         except EndOfInput:
             pass
     renderer.end(sum(len(p) for _, p in run.report.mismatches))

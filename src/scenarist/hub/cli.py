@@ -26,7 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=18090, help="port (default 18090; 0 = any free)")
     p.add_argument("--config", metavar="FILE", help="TOML file that adds or overrides agents")
     p.add_argument("--token", help="access token (default: a new random one each start)")
-    p.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S,
+    p.add_argument("--timeout", "--timeout-s", dest="timeout_s", type=float,
+                   default=DEFAULT_TIMEOUT_S, metavar="S",
                    help="command timeout in seconds (default 300; per agent in the config)")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="extra browser origin allowed to open the WebSocket (repeatable)")
@@ -51,7 +52,7 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     prefix = "scenarist hub: error:"
     if args.timeout_s <= 0:
-        print(f"{prefix} --timeout-s must be a positive number of seconds", file=sys.stderr)
+        print(f"{prefix} --timeout must be a positive number of seconds", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         print(f"{prefix} --port must be between 0 and 65535", file=sys.stderr)

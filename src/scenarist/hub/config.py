@@ -10,7 +10,7 @@ The TOML file adds agents or overrides fields of existing ones::
     argv = ["python3", "-u", "agent.py"]   # required for a new agent; a list, never a string
     cwd = "work"                           # relative to the config file's folder
     env = { MODE = "test" }                # added to the hub's environment
-    timeout_s = 60                         # default: the hub's --timeout-s
+    timeout_s = 60                         # default: the hub's --timeout
     kill_on_timeout = true                 # default: false (send "timeout" only)
 
 Parsing is pure (:func:`parse_config` takes the decoded TOML); :func:`load_config` reads the file.

@@ -36,6 +36,7 @@ import orjson
 
 from scenarist.errors import WireError
 from scenarist.llm.checks import Result, failures, run_check
+from scenarist.llm.code_mode import WAIT
 from scenarist.llm.continuation import (
     ContinuationError,
     ThreadFields,
@@ -63,13 +64,20 @@ from scenarist.llm.position import (
     locate,
 )
 from scenarist.llm.profiles import Context, EditError
-from scenarist.llm.render import estimate_tokens, render_turn
+from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
+from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
-from scenarist.wire import WireApi, encode_body, encode_stream, scripted_error_fields
+from scenarist.wire import (
+    WireApi,
+    encode_body,
+    encode_stream,
+    error_body,
+    scripted_error_fields,
+)
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
@@ -111,12 +119,21 @@ class Rejection(NamedTuple):
     notes: Mapping[str, Any] = MappingProxyType({})  # what was learned (read-only here)
     served_error: ErrorKey | None = None  # a scripted error: remember it was answered
     code: str | None = None  # OpenAI's ``error.code``
-    details: Mapping[str, Any] | None = None  # Anthropic's ``error.details``
+    details: Any = None  # ``error.details`` (JSON): a scripted error's, or the server's own
 
     @property
     def scripted(self) -> bool:
         """A scripted error (the scenario's), not the server's own refusal."""
         return self.served_error is not None
+
+    def body(self, api: WireApi) -> dict[str, Any]:
+        """The API's own error body; ``details`` go in its error object (both APIs' error
+        objects take extra fields, which the official SDKs keep)."""
+        body = error_body(api, self.status, self.message, type=self.type, code=self.code,
+                          param=self.param)
+        if self.details is not None:
+            body["error"]["details"] = self.details
+        return body
 
 
 class Batch(NamedTuple):
@@ -175,7 +192,7 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
-                       whole_files=self.conv.client == "aider-whole")
+                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice)
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -187,7 +204,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client)
+                self.thinking, c.previous, c.client, c.choice)
 
 
 class _Rejected(WireError):
@@ -195,16 +212,18 @@ class _Rejected(WireError):
 
     def __init__(self, status: int, message: str, *, type: str | None = None,
                  param: str | None = None, headers: Mapping[str, str] | None = None,
-                 served_error: ErrorKey | None = None, code: str | None = None) -> None:
+                 served_error: ErrorKey | None = None, code: str | None = None,
+                 details: Any = None) -> None:
         super().__init__(message)
         self.status, self.message, self.type, self.param = status, message, type, param
         self.headers = dict(headers or {})
         self.served_error = served_error
         self.code = code
+        self.details = details
 
     def rejection(self, notes: Notes) -> Rejection:
         return Rejection(self.status, self.message, self.type, self.param, self.headers, notes,
-                         self.served_error, self.code)
+                         self.served_error, self.code, self.details)
 
 
 def encode_turn(r: Rendering) -> Encoded:
@@ -212,14 +231,19 @@ def encode_turn(r: Rendering) -> Encoded:
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
+    return encode_events(r.api, r.conv, rendered, r.created)
+
+
+def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int) -> Encoded:
+    """A rendered answer encoded for ``api``, streamed when the request asks (pure)."""
     calls = tuple(c.name for c in rendered.calls)
     end_ms = max((e.at_ms for e in rendered.events), default=0)
-    echo = _echo(r.conv) if r.api == "responses" else None
-    if r.conv.stream:
-        frames = encode_stream(WIRE[r.api], rendered.events, include_usage=r.conv.include_usage,
-                               created=r.created, echo=echo)
+    echo = _echo(conv) if api == "responses" else None
+    if conv.stream:
+        frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
+                               created=created, echo=echo)
         return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
-    _status, out = encode_body(WIRE[r.api], rendered.events, created=r.created, echo=echo)
+    _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
 
 
@@ -367,6 +391,11 @@ class Answerer:
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
+            # a cell still running is waited on (a continued request may not declare again
+            # the code-mode tools its conversation declared)
+            if conv.running_cell is not None and (WAIT in conv.tool_names or previous):
+                return self.wait(request, conv, previous or cell_ref(script, position, ref),
+                                 notes)
             side = is_side_request(conv, profile, turn)
             if side:
                 notes["side_request"] = True
@@ -398,6 +427,18 @@ class Answerer:
             return _refused_continuation(exc, notes)
         except OutsideWorkspace as exc:  # a scenario path or reported cwd leaves the workspace
             return Rejection(403, f"scenarist: {exc}", notes=notes)
+
+    def wait(self, request: ModelRequest, conv: Conversation, ref: TurnRef,
+             notes: Notes) -> Answer:
+        """Codex's code mode: a cell that yielded while still running is waited on before
+        the scenario goes on (its asserts are due once the cell is done)."""
+        assert conv.running_cell is not None
+        notes["waits_on_cell"] = conv.running_cell
+        rendered = render_wait(conv.running_cell, conv.waits, model=conv.model,
+                               input_tokens=estimate_tokens(len(request.raw)), ref=ref)
+        encoded = encode_events(request.api, conv, rendered, request.created)
+        notes["calls"] = list(encoded.calls)
+        return Answer(encoded, notes, True)
 
     def select(self, request: ModelRequest, conv: Conversation, notes: Notes) -> Choice:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
@@ -518,11 +559,17 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     """The request body as a conversation, validated in the API's own terms."""
     try:
         conv = read_request(request.api, body)
+        choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
+    if choice is not AUTO:
+        conv = conv._replace(choice=choice)
+        notes["tool_choice"] = choice.name or choice.mode
     notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,
                  tool_calls=conv.tool_calls, tool_results=conv.tool_results, cwd=conv.cwd)
+    if conv.cell_error is not None:  # Codex code mode: the last cell's script failed
+        notes["cell_error"] = conv.cell_error
     return conv
 
 
@@ -530,8 +577,10 @@ def is_side_request(conv: Conversation, profile: Profile, turn: ModelTurn) -> bo
     """A request that declares no tools where the scenario calls some (opencode's title
     request, Claude Code's quota check) is not the agent's conversation: it gets the turn's
     text and no tool calls, runs no asserts, and moves nothing (position is derived from each
-    request alone). aider declares no tools either, but takes its edits as text."""
-    return bool(turn.actions) and not conv.tools and profile != "aider"
+    request alone). aider declares no tools either, but takes its edits as text. A request
+    with ``tool_choice: none`` is answered the same way: the turn's text, no calls."""
+    return bool(turn.actions) and ((not conv.tools and profile != "aider")
+                                   or conv.choice.mode == "none")
 
 
 def anchored(conv: Conversation, script: Script, notes: Notes) -> Conversation:
@@ -561,6 +610,19 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
     return position
 
 
+def cell_ref(script: Script, position: Position, ref: TurnRef) -> TurnRef:
+    """The answer whose ``exec`` cell is still running: the call made just before
+    ``position`` (so that an answer continuing from a ``wait`` on it moves on to
+    ``position``, see :func:`scenarist.llm.position.continue_from`)."""
+    if position.part:
+        return ref._replace(part=position.part - 1)
+    for turn in reversed(script.segments[position.segment].turns[:position.step]):
+        if turn.actions:
+            return ref._replace(turn=turn.index,
+                                part=len(turn.actions) - 1 if ref.one_call else 0)
+    return ref
+
+
 def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,
                    notes: Notes) -> None:
     """A turn that is an ``error`` element answers with it (once per conversation), its
@@ -577,7 +639,8 @@ def scripted_error(script: Script, turn: ModelTurn, key: str, api: WireApi,
         headers["retry-after"] = _seconds(err.retry_after_seconds)
     kind, code, param = scripted_error_fields(api, err.status, err.error_type, err.details)
     raise _Rejected(err.status, err.message, type=kind, code=code, param=param,
-                    headers=headers, served_error=(id(script), key, turn.index))
+                    headers=headers, served_error=(id(script), key, turn.index),
+                    details=err.details)
 
 
 def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Encoded) -> None:

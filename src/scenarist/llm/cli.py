@@ -1,13 +1,14 @@
 """``scenarist llm``: serve the mock model API for the given scenarios.
 
-    scenarist llm --scenario PATH [--scenario PATH ...] [--host 127.0.0.1] [--port 18080]
-                  [--scenario-speed F] [--scenario-define K=V ...]
+    scenarist llm --scenario PATH [--scenario PATH ...] [--tag TAG] [--host 127.0.0.1]
+                  [--port 18080] [--scenario-speed F] [--scenario-define K=V ...]
                   [--agent-type auto|claude|codex|openai|opencode|aider] [--workspace DIR]
                   [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
-``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0).
+``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0); a usage or
+input error (a scenario that does not load) exits 2, a port it cannot bind 1 (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -22,23 +23,30 @@ from types import FrameType
 from typing import Any
 
 from scenarist.llm.script import Script
+from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    Parser,
+    add_outside_paths,
+    add_scenario,
+    add_scenario_options,
+    add_tags,
+    run,
+    select_tags,
+    speed_problem,
+)
 
 DEFAULT_PORT = 18080
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def parser() -> Parser:
+    p = Parser(
         prog="scenarist llm",
         description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages API that "
         "plays scenarios to real agents.",
     )
-    p.add_argument(
-        "--scenario",
-        action="append",
-        required=True,
-        metavar="PATH",
-        help="scenario file or directory (repeatable)",
-    )
+    add_scenario(p)
+    add_tags(p)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument(
         "--port",
@@ -46,25 +54,8 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_PORT,
         help=f"port to bind; 0 picks a free one (default {DEFAULT_PORT})",
     )
-    p.add_argument(
-        "--scenario-speed",
-        type=float,
-        default=1.0,
-        metavar="F",
-        help="multiply every scenario delay by F (0.1 = ten times faster)",
-    )
-    p.add_argument(
-        "--scenario-define",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="rule symbol (repeatable; else $AH_SCENARIO_DEFINES)",
-    )
-    p.add_argument(
-        "--allow-outside-paths",
-        action="store_true",
-        help="let scenario media, patches and repo.dir name files outside the scenario's folder",
-    )
+    add_scenario_options(p, "--scenario-speed")
+    add_outside_paths(p)
     p.add_argument(
         "--agent-type",
         choices=("auto", "claude", "codex", "openai", "opencode", "aider"),
@@ -110,9 +101,7 @@ def parser() -> argparse.ArgumentParser:
 def argument_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the parsed flags (a usage error, exit 2), or None. Checked before
     anything is loaded or bound, so a bad value never surfaces as a traceback later on."""
-    from scenarist.scenario.cli_parser import speed_problem
-
-    speed = speed_problem("--scenario-speed", args.scenario_speed)
+    speed = speed_problem("--scenario-speed", args.speed)
     if speed is not None:
         return speed
     if not 0 <= args.port <= 65535:
@@ -128,10 +117,12 @@ def argument_problem(args: argparse.Namespace) -> str | None:
 
 def load_scripts(
     paths: Sequence[str], defines: Sequence[str], allow_outside_paths: bool = False,
-    notes: list[str] | None = None,
+    notes: list[str] | None = None, tags: Sequence[str] = (),
 ) -> list[Script]:
-    """Load, validate and plan every scenario; raises ``ScenarioError`` with locations.
-    What the server should say at start-up goes to ``notes`` (see :func:`renamed_tools`)."""
+    """Load, validate and plan every scenario (those with one of ``tags``, when given);
+    raises ``ScenarioError`` with locations, ``ValueError`` for a bad define or a tag no
+    scenario has. What the server should say at start-up goes to ``notes`` (see
+    :func:`renamed_tools`)."""
     from scenarist.llm.plan import build_script
     from scenarist.scenario import load_scenarios, parse_defines
 
@@ -142,6 +133,7 @@ def load_scripts(
         strict=False,
         allow_outside_paths=allow_outside_paths,
     )
+    scenarios = select_tags(scenarios, tags)
     if notes is not None:
         notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
     return [build_script(s) for s in scenarios]
@@ -168,26 +160,30 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    p = parser()
+    return run(p, list(sys.argv[1:] if argv is None else argv), _start)
+
+
+def _start(args: argparse.Namespace) -> int:
     problem = argument_problem(args)
     if problem is not None:
         print(f"scenarist llm: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     from scenarist.scenario.errors import ScenarioError
 
     notes: list[str] = []
     try:
-        scripts = load_scripts(args.scenario, args.scenario_define, args.allow_outside_paths,
-                               notes)
+        scripts = load_scripts(args.scenario, args.define, args.allow_outside_paths,
+                               notes, args.tags)
     except ScenarioError as exc:
         print(f"scenarist llm: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # a malformed --scenario-define
+        return EXIT_USAGE
+    except ValueError as exc:  # a malformed --scenario-define, a --tag nobody carries
         print(f"scenarist llm: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except OSError as exc:
         print(f"scenarist llm: cannot read scenarios: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     for note in notes:
         print(f"scenarist llm: {note}", file=sys.stderr)
     if not scripts:
@@ -196,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "files or directories that contain *.yaml files",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_USAGE
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -205,8 +201,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pick another --port (0 = any free port)",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_FAILED
     return serve(scripts, sock, args)
+
+
+#: uvicorn's WebSocket settings for the Responses WebSocket (see scenarist.llm.websocket):
+#: the sans-I/O protocol, whose connection lets a batch of events go out in one write, and
+#: no per-message compression (every small event compressed costs more than it saves here)
+WEBSOCKET_SETTINGS: dict[str, Any] = {"ws": "websockets-sansio", "ws_per_message_deflate": False}
 
 
 def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
@@ -216,7 +218,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
     from scenarist.play import RealClock, clamp_speed
 
     options = Options(
-        speed=clamp_speed(args.scenario_speed),
+        speed=clamp_speed(args.speed),
         agent_type=args.agent_type,
         workspace=args.workspace.resolve() if args.workspace else None,
         strict=args.strict,
@@ -235,6 +237,8 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         http=_best("httptools", "h11"),
         timeout_graceful_shutdown=2,
         proxy_headers=False,
+        ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
+        **WEBSOCKET_SETTINGS,
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

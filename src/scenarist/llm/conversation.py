@@ -25,8 +25,17 @@ from typing import Any, Literal, NamedTuple
 
 from scenarist.json_kind import json_kind
 from scenarist.llm.aider import edit_format
+from scenarist.llm.code_mode import (
+    EXEC,
+    WAIT,
+    cell_error,
+    is_code_mode,
+    nested_tools,
+    running_cell,
+)
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
+from scenarist.llm.tool_choice import AUTO, ToolChoice
 
 Api = Literal["chat", "responses", "messages"]
 Profile = Literal["claude", "codex", "openai", "opencode", "aider"]
@@ -34,12 +43,15 @@ ToolKind = Literal["function", "custom", "builtin"]
 
 
 class ToolDecl(NamedTuple):
-    """A tool the client declared. ``custom`` is a freeform-input tool (Codex ``apply_patch``)."""
+    """A tool the client declared. ``custom`` is a freeform-input tool (Codex ``apply_patch``).
+    ``nested``: the tools that Codex's code-mode ``exec`` declares in its description, which
+    its JavaScript calls (:mod:`scenarist.llm.code_mode`)."""
 
     name: str
     kind: ToolKind = "function"
     params: tuple[tuple[str, str], ...] = ()  # top-level (name, JSON type) of its schema
     required: tuple[str, ...] = ()  # the schema's required properties
+    nested: tuple["ToolDecl", ...] = ()
 
 
 class Mark(NamedTuple):
@@ -68,6 +80,10 @@ class Conversation(NamedTuple):
     one_call: bool = False  # parallel tool calls refused: one call per answer
     previous: str | None = None  # the answer this request continues (server-side state)
     client: str | None = None  # a client recognised by its instructions (client_hint)
+    choice: ToolChoice = AUTO  # tool_choice (set by the answer step that reads the request)
+    running_cell: str | None = None  # code mode: the cell the last output says still runs
+    cell_error: str | None = None  # code mode: the script error of the last cell, if it failed
+    waits: int = 0  # code mode: ``wait`` calls in the history (not the scenario's calls)
 
     @property
     def first_prompt(self) -> str | None:
@@ -80,6 +96,16 @@ class Conversation(NamedTuple):
     @property
     def tool_names(self) -> frozenset[str]:
         return frozenset(t.name for t in self.tools)
+
+    @property
+    def code_cell(self) -> ToolDecl | None:
+        """Codex's code-mode ``exec`` when the request declares it (with its nested tools)."""
+        return code_cell(self.tools)
+
+
+def code_cell(tools: Iterable[ToolDecl]) -> ToolDecl | None:
+    """The declared code-mode ``exec`` tool, if any."""
+    return next((t for t in tools if t.nested and t.name == EXEC), None)
 
 
 # --------------------------------------------------------------------------- wrappers
@@ -270,7 +296,10 @@ def _tools(raw: Any, where: str) -> list[ToolDecl]:
             out.extend(_tools([x for x in inner if isinstance(x, dict)], f"{where}[{i}].tools"))
         elif isinstance(t.get("name"), str):
             if kind == "custom" and "input_schema" not in t:  # OpenAI freeform (no schema)
-                out.append(ToolDecl(t["name"], "custom"))
+                description = t.get("description")
+                nested = (_nested(description) if t["name"] == EXEC and
+                          is_code_mode(description) else ())
+                out.append(ToolDecl(t["name"], "custom", nested=nested))
             elif kind in (None, "function", "custom_tool") or "input_schema" in t:
                 # Anthropic's client tools may say ``type: custom``: they have a schema
                 schema = t.get("input_schema", t.get("parameters"))
@@ -280,6 +309,11 @@ def _tools(raw: Any, where: str) -> list[ToolDecl]:
         elif isinstance(kind, str):  # Responses built-ins: web_search, tool_search, ...
             out.append(ToolDecl(kind, "builtin"))
     return out
+
+
+def _nested(description: str) -> tuple[ToolDecl, ...]:
+    return tuple(ToolDecl(n.name, "custom" if n.freeform else "function", n.params, n.required)
+                 for n in nested_tools(description))
 
 
 # --------------------------------------------------------------------------- Chat
@@ -384,6 +418,9 @@ _RESPONSES_OUTPUTS = frozenset(
 )
 
 
+_MOVES_ON = _RESPONSES_CALLS | _RESPONSES_OUTPUTS | {"message", "reasoning"}
+
+
 def read_responses(body: Mapping[str, Any]) -> Conversation:
     """Read an OpenAI Responses request (``POST /v1/responses``), Codex's included."""
     model = _str(_required(body, "model"), "model")
@@ -392,8 +429,11 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     prompts: list[str] = []
     marks: list[Mark] = []
     texts: list[str] = []
-    calls = results = turns = 0
+    calls = results = turns = waits = 0
     in_turn = False
+    waited: set[Any] = set()  # call ids of code-mode ``wait`` calls
+    running: str | None = None
+    failed: str | None = None
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         texts.append(instructions)
@@ -408,6 +448,20 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         if kind is not None and not isinstance(kind, str):
             raise RequestError(f"{where}.type: expected a string, got {json_kind(kind)}",
                                param=f"{where}.type")
+        name = item.get("name")
+        # code mode: an exec cell's or a wait's output says whether the cell still runs (read
+        # from the output alone: a continued conversation carries no call before it)
+        if kind in ("custom_tool_call_output", "function_call_output"):
+            running = running_cell(item.get("output"))
+            failed = cell_error(item.get("output"))
+        elif kind in _MOVES_ON:  # the conversation went on after it
+            running = failed = None
+        if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
+            waited.add(item.get("call_id"))
+            waits += 1
+            continue
+        if kind == "function_call_output" and item.get("call_id") in waited:
+            continue
         if kind == "message":
             role = _str(_required_in(item, "role", where), f"{where}.role")
             parts = _text_parts(
@@ -443,7 +497,6 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                 turns += 1
             in_turn = True
             calls += 1
-            name = item.get("name")
             marks.append(Mark("call", name if isinstance(name, str) else str(kind)))
         elif kind in _RESPONSES_OUTPUTS:
             results += 1
@@ -469,6 +522,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         previous=body.get("previous_response_id") or None,
         extra={"store": body.get("store"), "reasoning": body.get("reasoning"),
                "include": body.get("include")},
+        running_cell=running,
+        cell_error=failed,
+        waits=waits,
     )
 
 
@@ -598,13 +654,14 @@ _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 
 def detect_profile(conv: Conversation) -> Profile:
     """``--agent-type auto``: aider by its instructions, Claude Code, Codex and opencode by
-    their tool names, else generic function calling."""
+    their tool names (Codex's code mode by its ``exec`` tool), else generic function
+    calling."""
     if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
     names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:
         return "claude"
-    if names & _CODEX_MARKERS:
+    if names & _CODEX_MARKERS or conv.code_cell is not None:
         return "codex"
     if len(names & _OPENCODE_MARKERS) >= 3:
         return "opencode"

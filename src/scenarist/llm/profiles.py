@@ -7,7 +7,9 @@ Profiles (``--agent-type``, else detected from the request):
 - ``codex``: today's Codex CLI: ``exec_command {cmd, workdir}`` for commands and the freeform
   ``apply_patch`` custom tool (``*** Begin Patch`` grammar) for file writes and edits; when the
   request does not declare ``apply_patch`` (models other than gpt-5.x), edits become a shell
-  here-document through ``exec_command``.
+  here-document through ``exec_command``. With Codex's default model ("code mode") the same
+  calls go to the nested tools of its JavaScript ``exec`` tool, one ``exec`` cell each
+  (:mod:`scenarist.llm.code_mode`).
 - ``openai`` (generic) and ``opencode``: the declared tool that fits each action
   (:mod:`scenarist.llm.tool_fit`, with fallbacks: an edit as a write or a here-document,
   reads and listings as shell commands); opencode gets absolute paths.
@@ -36,8 +38,10 @@ from typing import Any, Literal, NamedTuple
 
 from scenarist.errors import ScenaristError
 from scenarist.llm.aider import file_listing, search_replace, shell_block
-from scenarist.llm.conversation import Profile, ToolDecl
-from scenarist.llm.script import Action, EditAction
+from scenarist.llm.code_mode import BACKGROUND_YIELD_MS, cell_source
+from scenarist.llm.conversation import Profile, ToolDecl, code_cell
+from scenarist.llm.script import Action, EditAction, ToolAction
+from scenarist.llm.tool_choice import AUTO, ToolChoice
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
 from scenarist.scenario.tools import (
     BashOutput,
@@ -83,6 +87,7 @@ class Context(NamedTuple):
     decls: tuple[ToolDecl, ...] = ()  # the declared tools with their parameters
     side: bool = False  # a side request (no tools declared): the turn's text, no calls
     whole_files: bool = False  # aider's ``whole`` edit format: file changes as whole files
+    choice: ToolChoice = AUTO  # the request's tool_choice: a forced tool carries every call
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
@@ -327,21 +332,61 @@ def shell_command(tool: Tool, ctx: Context) -> str | None:
     return None
 
 
-def _codex(tool: Tool, ctx: Context) -> Call:
-    match tool:
-        case RunCmd(cmd=cmd, cwd=cwd):
-            return _shell(cmd, ctx, cwd)
-        case WriteFile(path=path, content=content):
-            absolute = ctx.path(path)
-            return _codex_edit(Edit(absolute, ctx.read_text(absolute), content), path, ctx)
-        case EditFile(path=path):
-            absolute = ctx.path(path)
-            before = ctx.read_text(absolute)
-            return _codex_edit(Edit(absolute, before, edited(tool, before)), path, ctx)
+def _codex_write(tool: WriteFile, ctx: Context) -> Call:
+    absolute = ctx.path(tool.path)
+    return _codex_edit(Edit(absolute, ctx.read_text(absolute), tool.content), tool.path, ctx)
+
+
+def _codex_edit_file(tool: EditFile, ctx: Context) -> Call:
+    absolute = ctx.path(tool.path)
+    before = ctx.read_text(absolute)
+    return _codex_edit(Edit(absolute, before, edited(tool, before)), tool.path, ctx)
+
+
+def _codex_shell(tool: Tool, ctx: Context) -> Call:
     command = shell_command(tool, ctx)
-    if command is not None:
-        return _shell(command, ctx)
-    return Call(tool.name, _json(tool_args(tool)))
+    assert command is not None  # the table lists only tools a shell stands in for
+    return _shell(command, ctx)
+
+
+#: Codex's vocabulary, one row per scenario tool: commands through ``exec_command``, file
+#: changes through ``apply_patch`` (a here-document when it is not declared), reads, searches
+#: and listings as shell commands; any other tool is called by its own name. In code mode
+#: each call is the JavaScript of one ``exec`` cell (:func:`_code_cell`).
+_CODEX: dict[type[Any], Callable[[Any, Context], Call]] = {
+    RunCmd: lambda tool, ctx: _shell(tool.cmd, ctx, tool.cwd),
+    WriteFile: _codex_write,
+    EditFile: _codex_edit_file,
+    ReadFile: _codex_shell,
+    Grep: _codex_shell,
+    ListDir: _codex_shell,
+    Find: _codex_shell,
+    Sed: _codex_shell,
+}
+
+
+def _codex(tool: Tool, ctx: Context) -> Call:
+    row = _CODEX.get(type(tool))
+    return row(tool, ctx) if row is not None else Call(tool.name, _json(tool_args(tool)))
+
+
+def _code_cell(action: Action, cell: ToolDecl, ctx: Context) -> Call:
+    """Codex's code mode: ``action`` as the nested call Codex's vocabulary makes of it
+    among the tools ``exec`` declares (fitted among them when it names none), run as one
+    ``exec`` cell. A command run in the background (``runCmd.run_in_background``) gets a
+    cell that yields while it runs, which the model then waits on (:mod:`~.answer`)."""
+    nested = ctx._replace(tools=frozenset(t.name for t in cell.nested), decls=cell.nested,
+                          choice=AUTO)  # a forced tool_choice names the cell
+    try:
+        call = render_action(action, nested)
+    except FitError as exc:
+        raise FitError(f"{exc} (the nested tools of Codex's code-mode `{cell.name}` tool)"
+                       ) from None
+    background = (isinstance(action, ToolAction) and isinstance(action.call, RunCmd)
+                  and action.call.run_in_background)
+    source = cell_source(call.name, call.arguments, call.kind == "custom",
+                         BACKGROUND_YIELD_MS if background else None)
+    return Call(cell.name, source, "custom")
 
 
 def edited(tool: EditFile, before: str | None) -> str:
@@ -357,13 +402,17 @@ def edited(tool: EditFile, before: str | None) -> str:
 
 def render_action(action: Action, ctx: Context) -> Call:
     """The tool call ``action`` becomes for the agent described by ``ctx``: Claude Code's and
-    Codex's own vocabularies while the request declares the tool they call, aider's text
-    blocks, else the declared tool that fits (:mod:`scenarist.llm.tool_fit`)."""
+    Codex's own vocabularies while the request declares the tool they call (in Codex's code
+    mode, inside an ``exec`` cell), aider's text blocks, else the declared tool that fits
+    (:mod:`scenarist.llm.tool_fit`)."""
     if ctx.profile == "aider":
         return aider_text(action, ctx)
+    cell = code_cell(ctx.decls) if ctx.profile == "codex" else None
+    if cell is not None and ctx.choice.name in (None, cell.name):  # not forced elsewhere
+        return _code_cell(action, cell, ctx)
     if ctx.profile in ("claude", "codex"):
         call = _profile_call(action, ctx)
-        if not ctx.decls or call.name in ctx.tools:
+        if (not ctx.decls or call.name in ctx.tools) and ctx.choice.name in (None, call.name):
             return call
     return fit_action(action, ctx)
 
@@ -391,10 +440,16 @@ def fit_action(action: Action, ctx: Context) -> Call:
     """``action`` as a call of the declared tool that carries it, trying its fallbacks in
     order (an edit: an edit tool, a write of the whole file, a shell here-document)."""
     label, needs = _needs(action, ctx)
+    forced = ctx.choice.name
+    decls = [d for d in ctx.decls if d.name == forced] if forced else ctx.decls
     for need in needs:
-        fitted = fit(need, ctx.decls)
+        fitted = fit(need, decls, forced=forced is not None)
         if fitted is not None:
             return Call(fitted.name, _json(fitted.args))
+    if forced:
+        raise FitError(f"it calls {label}, but the request's tool_choice forces {forced!r}, "
+                       "whose schema cannot carry it; make the scenario's arguments fit "
+                       f"{forced}'s parameters or let the client send tool_choice auto")
     raise FitError(no_fit_message(f"it calls {label}", needs, ctx.decls))
 
 

@@ -9,14 +9,17 @@ response; reasoning that is not shown is not counted in the usage either.
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from scenarist.llm.code_mode import WAIT
 from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script, TimedText
 from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
+from scenarist.llm.tool_fit import FitError
 from scenarist.wire import (
     Finish,
     MessageStart,
@@ -32,6 +35,7 @@ from scenarist.wire import (
 )
 
 CHUNK_CHARS = 16
+WAIT_CALL_IDS = 1 << 20  # call ids of ``wait`` calls: past any turn's own calls
 
 
 class Rendered(NamedTuple):
@@ -75,6 +79,10 @@ def render_turn(
     actions = turn.actions[ref.part : ref.part + 1] if one_call else turn.actions
     rendered = () if ctx.side else tuple(render_action(a, ctx) for a in actions)
     calls = tuple(c for c in rendered if c.kind != "text")
+    if ctx.choice.must_call and not calls and not ctx.side:
+        raise FitError(f"the request's tool_choice {ctx.choice.describe()}, so the answer "
+                       "must call a tool, but this turn calls none; script a tool call here "
+                       "(agentToolUse) or let the client send tool_choice auto")
     first = ref.part == 0
     texts = answer_text(turn, script, ctx.side, [c for c in rendered if c.kind == "text"],
                         with_turn_text=first)
@@ -112,6 +120,23 @@ def render_turn(
     )
     events.append(Finish(usage=usage, at_ms=end))
     return Rendered(tuple(events), calls)
+
+
+def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: TurnRef) -> Rendered:
+    """Codex's code mode: the answer to an ``exec`` cell that yielded while still running is
+    a ``wait`` on it (a real model resumes the cell before it goes on). ``ref`` is the turn
+    whose cell it is; ``waits`` (the ``wait`` calls already made) keeps each call id new."""
+    cid = call_id("call_", ref, WAIT_CALL_IDS + waits)
+    arguments = json.dumps({"cell_id": cell})
+    events: tuple[WireEvent, ...] = (
+        MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens),
+        ToolCallStart(cid, WAIT, "function", at_ms=0),
+        ToolCallDelta(cid, arguments, at_ms=0),
+        ToolCallEnd(cid, at_ms=0),
+        Finish(usage=Usage(input_tokens=input_tokens,
+                           output_tokens=estimate_tokens(len(arguments) + len(WAIT))), at_ms=0),
+    )
+    return Rendered(events, (Call(WAIT, arguments),))
 
 
 def answer_text(turn: ModelTurn, script: Script, side: bool, text_calls: Sequence[Call],

@@ -52,7 +52,7 @@ from scenarist.llm.script import Script
 from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine
 from scenarist.play import Clock, RealClock, Schedule, pace
-from scenarist.wire import SSE_HEADERS, error_body
+from scenarist.wire import SSE_HEADERS
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
@@ -127,6 +127,11 @@ class MockModelServer:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point. Model endpoints take a direct path (no router, no request
         object: they are the hot path); everything else goes through Starlette's router."""
+        if scope["type"] == "websocket" and scope["path"] in _SOCKET_PATHS:
+            from scenarist.llm.websocket import serve_socket  # only when a client upgrades
+
+            await serve_socket(self, scope, receive, send)
+            return
         if scope["type"] == "http" and scope["method"] == "POST":
             api = _MODEL_PATHS.get(scope["path"])
             if api is not None:
@@ -402,6 +407,28 @@ class MockModelServer:
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes
     ) -> Response:
         """Journal the request, answer it, and send the answer on its schedule."""
+        entry, result = await self.answer_request(api, headers, path, query, raw)
+        if isinstance(result, Rejection):
+            return self._fail(entry, api, result)
+        encoded = result.encoded
+        if encoded.body is None:
+            schedule = Schedule(self.options.clock, speed=self.options.speed)
+            return _PacedStream(encoded.batches, schedule, entry, self)  # it settles the entry
+        try:  # a non-streamed answer arrives when the stream would have ended
+            if encoded.end_ms > 0:
+                await Schedule(self.options.clock, speed=self.options.speed).wait(encoded.end_ms)
+        finally:
+            self.journal.settle(entry)
+        return Response(encoded.body, media_type="application/json")
+
+    async def answer_request(
+        self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
+        **noted: Any,
+    ) -> tuple[dict[str, Any], Rejection | Answer]:
+        """The one answer path of every transport (HTTP and WebSocket): journal the request
+        (``noted`` goes into its entry), answer it (memoised, large bodies on a worker
+        thread), and remember a scripted error once answered. A successful answer's entry
+        is left open (status 200) for the caller to settle once it is sent."""
         started = self.options.wall()
         entry: dict[str, Any] = {
             "seq": self._next_seq(),
@@ -409,6 +436,7 @@ class MockModelServer:
             "api": api,
             "path": path,
             "query": query,
+            **noted,
         }
         self.journal.add(entry)
         request = ModelRequest.of(api, headers, raw, created=int(started))
@@ -421,18 +449,9 @@ class MockModelServer:
         if isinstance(result, Rejection):
             if result.served_error is not None:
                 self._served_errors.add(result.served_error)
-            return self._fail(entry, api, result)
-        entry["status"] = 200
-        encoded = result.encoded
-        if encoded.body is None:
-            schedule = Schedule(self.options.clock, speed=self.options.speed)
-            return _PacedStream(encoded.batches, schedule, entry, self)  # it settles the entry
-        try:  # a non-streamed answer arrives when the stream would have ended
-            if encoded.end_ms > 0:
-                await Schedule(self.options.clock, speed=self.options.speed).wait(encoded.end_ms)
-        finally:
-            self.journal.settle(entry)
-        return Response(encoded.body, media_type="application/json")
+        else:
+            entry["status"] = 200
+        return entry, result
 
     def _answer_apart(
         self, request: ModelRequest, served: Callable[[ErrorKey], bool]
@@ -445,21 +464,28 @@ class MockModelServer:
     # ------------------------------------------------------------------ errors
 
     def _error(self, api: Api, reply: Rejection) -> Response:
-        body = error_body(WIRE[api], reply.status, reply.message, type=reply.type,
-                          code=reply.code, param=reply.param)
-        if reply.details is not None and api == "messages":
-            body["error"]["details"] = dict(reply.details)
         return Response(
-            orjson.dumps(body),
+            orjson.dumps(reply.body(WIRE[api])),
             status_code=reply.status,
             headers=reply.headers if reply.scripted else {**reply.headers, **NO_RETRY},
             media_type="application/json",
         )
 
     def _fail(self, entry: dict[str, Any], api: Api, reply: Rejection) -> Response:
+        self.settle_rejected(entry, reply)
+        return self._error(api, reply)
+
+    def settle_rejected(self, entry: dict[str, Any], reply: Rejection) -> None:
+        """Close a journal entry answered with an error."""
         entry.update(status=reply.status, error=reply.message)
         self.journal.settle(entry)
-        return self._error(api, reply)
+
+    def note(self, **fields: Any) -> dict[str, Any]:
+        """Journal a finished exchange that is no model answer (a WebSocket warm-up, a
+        message the socket refused): numbered and timed like the rest."""
+        entry = {"seq": self._next_seq(), "time": self.options.wall(), **fields}
+        self.journal.record(entry)
+        return entry
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -469,8 +495,11 @@ class MockModelServer:
 _SERVED = (
     "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
     "/v1/messages/count_tokens, /_scenarist/check, /_scenarist/reset; "
-    "GET /v1/responses/{id}, /v1/models, /health, /_scenarist/journal"
+    "GET /v1/responses/{id}, /v1/models, /health, /_scenarist/journal; "
+    "WebSocket /v1/responses"
 )
+#: where Codex (and the OpenAI SDKs' ``responses.connect()``) open the Responses WebSocket
+_SOCKET_PATHS = frozenset({"/v1/responses"})
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",

@@ -113,9 +113,17 @@ class FitError(ScenaristError, ValueError):
     """No declared tool can carry an action: the server answers 400 naming both."""
 
 
-def fit(need: Need, declared: Sequence[ToolDecl]) -> Fitted | None:
-    """The declared tool that carries ``need`` (rules 1–3 of the module doc), or None."""
+def fit(need: Need, declared: Sequence[ToolDecl], *, forced: bool = False) -> Fitted | None:
+    """The declared tool that carries ``need`` (rules 1–3 of the module doc), or None.
+    ``forced``: ``declared`` is the one tool ``tool_choice`` forces, which carries the need
+    under its own name whenever its schema can (every argument a property of it)."""
     functions = [d for d in declared if d.kind == "function"]
+    if forced:
+        for decl in functions:
+            args = _args(need, decl) if need.role else _generic_args(need, decl, exact=True)
+            if args is not None:
+                return Fitted(decl.name, args)
+        return None
     written = {norm(n) for n in need.names}
     for decl in functions:
         if norm(decl.name) in written:
@@ -168,11 +176,14 @@ def _typed(value: Any, kind: str) -> Any:
     return value
 
 
-def _generic_args(need: Need, decl: ToolDecl) -> dict[str, Any] | None:
-    """A tool without a role: its arguments matched to the schema by name."""
+def _generic_args(need: Need, decl: ToolDecl, exact: bool = False) -> dict[str, Any] | None:
+    """A tool without a role: its arguments matched to the schema by name (``exact``: every
+    argument must be one of its properties, or it does not fit)."""
     if not decl.params:
         return dict(need.values)
     by_norm = {norm(name): name for name, _kind in decl.params}
+    if exact and any(norm(k) not in by_norm for k in need.values):
+        return None
     out = {by_norm[norm(k)]: v for k, v in need.values.items() if norm(k) in by_norm}
     return _filled(out, need, decl)
 

@@ -11,6 +11,7 @@ ends after the session's final status; a client that already has everything gets
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,12 +22,13 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
+from scenarist.rest.guard import Guard, ProblemCORS, log_internal
 from scenarist.rest.problems import Problem, problem_response
 from scenarist.rest.render import (
     API,
@@ -42,6 +44,7 @@ from scenarist.rest.requests import (
     parse_json,
     prompt_request,
     prompt_text,
+    query_int,
     session_query,
     task_request,
 )
@@ -53,6 +56,9 @@ __all__ = ["Options", "RestServer"]
 
 PROMPT_LIMIT = 16 * 1024
 _BATCH = 500
+#: On shutdown sse-starlette cancels a stream after this; ours end before (``closing``),
+#: so each stream finishes its response instead of being cut.
+_STREAM_GRACE_S = 0.5
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -65,6 +71,7 @@ class Options:
     dialect: Dialect = "typed"
     body_limit: int = 1024 * 1024
     rate_per_minute: int = 0  # 0: no limit
+    max_sessions: int = MAX_SESSIONS  # sessions this replica plays at once (docs/limits.md)
     version: str = "0"
 
 
@@ -82,19 +89,29 @@ class RestServer:
     index: ScenarioIndex[Any]
     options: Options = field(default_factory=Options)
     buckets: dict[str, _Bucket] = field(default_factory=dict)
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    _closed: asyncio.Future[None] | None = None  # done at close: what streams wait on
 
     def __post_init__(self) -> None:
         middleware = []
         if self.options.cors:
             middleware.append(Middleware(
-                CORSMiddleware, allow_origins=list(self.options.cors),
+                ProblemCORS, allow_origins=list(self.options.cors),
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["authorization", "content-type", "last-event-id",
                                "idempotency-key", "x-scenario-name"],
                 expose_headers=["retry-after"]))
-        self.app = Starlette(routes=self.routes(), middleware=middleware,
-                             exception_handlers={HTTPException: _http_problem,
-                                                 Exception: _internal_problem})
+        self.app = Guard(Starlette(routes=self.routes(), middleware=middleware,
+                                   exception_handlers={HTTPException: _http_problem,
+                                                       Exception: _internal_problem}))
+
+    async def close(self) -> None:
+        """Shutting down: open SSE streams end now (an endless stream must not hold the
+        process) and every session stops playing at once."""
+        self.closing.set()
+        if self._closed is not None and not self._closed.done():
+            self._closed.set_result(None)
+        await self.sessions.halt()
 
     @property
     def store(self) -> Any:
@@ -147,11 +164,19 @@ class RestServer:
                 self._check_key(request)
                 if request.method == "POST":
                     self._check_rate(request)
+                if request.method == "HEAD":  # Starlette routes HEAD wherever GET goes
+                    return _headers_only(await by_method["GET"](request))
                 return await by_method[request.method](request)
             except Problem as problem:
                 return problem_response(problem)
             except SelectionError as exc:
                 return problem_response(Problem(404, str(exc), title="No Such Scenario"))
+            except ClientDisconnect:  # the client left mid-body: nobody reads an answer
+                return problem_response(Problem(400, "the client closed the connection "
+                                                "before the body was complete"))
+            except Exception as exc:  # a bug of ours: a 500 problem and one log line
+                log_internal(request.method, request.url.path, exc)
+                return problem_response(_internal(exc))
         return endpoint
 
     def _check_key(self, request: Request) -> None:
@@ -185,7 +210,8 @@ class RestServer:
 
     async def _body(self, request: Request, limit: int) -> Any:
         declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
+        if declared is not None and declared.isascii() and declared.isdigit() \
+                and int(declared) > limit:
             raise Problem(413, f"the body is {declared} bytes; the limit is {limit}")
         chunks, size = [], 0
         async for chunk in request.stream():
@@ -228,6 +254,7 @@ class RestServer:
         name = request.headers.get("x-scenario-name")
         by_prompt = None if name or len(self.index) == 1 else (task.text or None)
         chosen = self.index.select(name=name, prompt=by_prompt)  # a lone scenario always plays
+        self._check_capacity(len(task.agents))
         rows = [await self.sessions.create(chosen.name, {**task.fields, "prompt": task.prompt,
                                                           "agent": agent})
                 for agent in task.agents]
@@ -235,6 +262,16 @@ class RestServer:
         first = links(ids[0])
         return JSONResponse({"session_ids": ids, "status": "queued", "scenario": chosen.name,
                              "links": first}, 201, headers={"location": first["self"]})
+
+    def _check_capacity(self, wanted: int) -> None:
+        """At most ``max_sessions`` sessions play here at once: a task that would pass it
+        is refused whole (429), before any of its sessions starts."""
+        limit, playing = self.options.max_sessions, len(self.sessions.runners)
+        if playing + wanted > limit:
+            raise Problem(429, f"this server plays {playing} sessions and the task asks for "
+                          f"{wanted} more; the limit is {limit} (--max-sessions); retry when "
+                          "some have finished, or stop or delete some",
+                          headers={"retry-after": "5"}, title="Too Many Sessions")
 
     async def list_sessions(self, request: Request) -> Response:
         q = session_query(request.query_params)
@@ -287,18 +324,32 @@ class RestServer:
         if "text/event-stream" not in request.headers.get("accept", ""):
             return await self._event_page(row, q.types, q.since, q.until, q.page, q.per_page,
                                           q.descending, q.dialect)
-        if row.status in FINAL_STATUSES and q.since >= await self.store.last_seq(row.id):
+        last = await self.store.last_seq(row.id)
+        if row.status in FINAL_STATUSES and q.since >= last:
             return Response(status_code=204)  # nothing more will come: EventSource stops
+        if q.since > last:
+            raise Problem(400, f"Last-Event-ID {q.since} is past the session's last event "
+                          f"({last}); reconnect without it to read from the start",
+                          errors={"Last-Event-ID": [f"must be at most {last}"]})
         return EventSourceResponse(self._stream(row.id, q.since, q.dialect),
                                    ping=self.options.heartbeat_s, sep="\n",
+                                   shutdown_grace_period=_STREAM_GRACE_S,
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 
     async def _stream(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
         """The frames after ``after``, read from the store; each batch read is written at
-        once (one send for a catch-up of 500 events, not 500)."""
+        once (one send for a catch-up of 500 events, not 500). A failure ends the stream
+        with a log line (the client reconnects with ``Last-Event-ID``)."""
+        try:
+            async for chunk in self._frames(sid, after, dialect):
+                yield chunk
+        except Exception as exc:  # a store failure mid-stream: no traceback, the stream ends
+            log_internal("GET", f"{API}/sessions/{sid}/events (stream)", exc)
+
+    async def _frames(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
         last, quiet = after, False
-        while True:
+        while not self.closing.is_set():
             batch = await self.store.events(sid, last, _BATCH)
             frames = []
             for event in batch:
@@ -316,8 +367,18 @@ class RestServer:
                 continue
             if quiet and await self.store.get(sid) is None:  # woken, yet nothing: deleted?
                 return
-            await self.store.wait(sid, last, self.options.heartbeat_s)
+            await self._wait(sid, last)
             quiet = True
+
+    async def _wait(self, sid: str, last: int) -> None:
+        """Wait for the store to report news of ``sid``, or for the server to close."""
+        if self._closed is None:
+            self._closed = asyncio.get_running_loop().create_future()
+        news = asyncio.ensure_future(self.store.wait(sid, last, self.options.heartbeat_s))
+        try:
+            await asyncio.wait((news, self._closed), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            news.cancel()
 
     async def _event_page(self, row: SessionRow, types: Sequence[str], since: int,
                           until: int | None, page: int, per_page: int, descending: bool,
@@ -342,14 +403,12 @@ class RestServer:
 
     async def logs(self, request: Request) -> Response:
         row = await self._row(request)
-        tail = request.query_params.get("tail", "")
-        if tail and not tail.isdigit():
-            raise Problem(400, "tail must be a number of lines", errors={"tail": ["integer"]})
+        tail = query_int(request.query_params, "tail", -1, 0, 1_000_000)
         items = [{"level": b["level"], "message": b["message"], "ts": b["ts"],
                   "tool_execution_id": b.get("tool_execution_id")}
                  for b in (e.body for e in await self._history(row.id)) if b["type"] == "log"]
-        if tail:
-            items = items[-int(tail):] if int(tail) else []
+        if tail >= 0:
+            items = items[-tail:] if tail else []
         return JSONResponse({"items": items, "total": len(items)})
 
     async def info(self, request: Request) -> Response:
@@ -419,10 +478,15 @@ class RestServer:
 
 
 def _context(request: Request) -> int:
-    raw = request.query_params.get("context", "3")
-    if not raw.isdigit():
-        raise Problem(400, "context must be a number of lines", errors={"context": ["integer"]})
-    return int(raw)
+    return query_int(request.query_params, "context", 3, 0, 10_000)
+
+
+def _headers_only(response: Response) -> Response:
+    """A GET's answer without its body, for HEAD: a stream is not started at all."""
+    if not isinstance(response, StreamingResponse):
+        return response  # uvicorn sends no body for HEAD
+    headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+    return Response(status_code=response.status_code, headers=headers)
 
 
 def _check_live(row: SessionRow, action: str) -> None:
@@ -452,7 +516,11 @@ async def _http_problem(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_problem(request: Request, exc: Exception) -> Response:
-    return problem_response(Problem(500, f"internal error: {type(exc).__name__}: {exc}"))
+    return problem_response(_internal(exc))
+
+
+def _internal(exc: Exception) -> Problem:
+    return Problem(500, f"internal error: {type(exc).__name__}: {exc}")
 
 
 _CATALOGUES: dict[str, list[dict[str, Any]]] = {

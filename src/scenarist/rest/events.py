@@ -92,15 +92,18 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
 
     The session is ``queued`` at creation and ``running`` before its first other event
     (unless the scenario says otherwise with ``status`` events); it ends with one final
-    status: the scenario's own, ``failed`` after an ``error`` element, else ``completed``.
-    Nothing is planned after the final status, except that a ``merge`` written after it
-    moves just before it (the session is kept listed after completion).
+    status: the scenario's own, ``failed`` after an ``error`` element that nothing follows,
+    else ``completed``. An ``error`` element with more of the scenario after it does not
+    end the session: the agent's retry gets the scenario's next answer, as with the model
+    server. Nothing is planned after the final status, except that a ``merge`` written
+    after it moves just before it (the session is kept listed after completion).
     """
     planned: list[Planned] = []
     status = ""
     beats = timeline.beats
+    last = max((n for n, b in enumerate(beats) if _plays(b)), default=-1)
     for n, beat in enumerate(beats):
-        for body in beat_events(beat):
+        for body in _with_failure(beat, n == last):
             kind = body["type"]
             if kind == "status":
                 if body["status"] == status:
@@ -127,6 +130,19 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
     return tuple(planned)
 
 
+def _plays(beat: Beat) -> bool:
+    """Whether ``beat`` is part of the session (harness items, shown as debug logs, and
+    beats with no event are not): after the last one, an ``error`` fails the session."""
+    return any(not (b["type"] == "log" and b["level"] == "debug") for b in beat_events(beat))
+
+
+def _with_failure(beat: Beat, last: bool) -> Iterator[Body]:
+    """``beat``'s events; the scenario's last one, when an ``error``, fails the session."""
+    yield from beat_events(beat)
+    if last and beat.kind == "error":
+        yield _status("failed")
+
+
 def beat_events(beat: Beat) -> Iterator[Body]:
     """The typed events (without ``ts``) one timeline beat becomes."""
     event, step, kind = beat.event, beat.step, beat.kind
@@ -137,8 +153,8 @@ def beat_events(beat: Beat) -> Iterator[Body]:
             yield _log(step.text, source="assistant")
     elif kind == "error" and isinstance(step, LlmError):
         yield {"type": "error", "message": step.message, "error_type": step.error_type,
-               "status_code": step.status_code, "retry_after_seconds": step.retry_after_seconds}
-        yield _status("failed")
+               "status_code": step.status_code, "retry_after_seconds": step.retry_after_seconds,
+               "details": step.details}
     elif isinstance(event, AgentToolUse):
         yield from _tool_events(beat, event)
     elif isinstance(event, AgentEdits):

@@ -9,6 +9,8 @@ from typing import Any
 
 from starlette.responses import Response
 
+from scenarist.errors import WireError
+
 __all__ = ["MEDIA_TYPE", "Problem", "problem_body", "problem_response"]
 
 MEDIA_TYPE = "application/problem+json"
@@ -17,15 +19,17 @@ _TYPE = "https://scenarist.dev/problems/"
 _TITLES = {400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
            405: "Method Not Allowed", 406: "Not Acceptable", 409: "Conflict", 410: "Gone",
            413: "Payload Too Large", 415: "Unsupported Media Type",
-           422: "Validation Failed", 429: "Too Many Requests", 500: "Internal Server Error"}
+           422: "Validation Failed", 429: "Too Many Requests",
+           431: "Request Header Fields Too Large", 500: "Internal Server Error"}
 _SLUGS = {400: "bad-request", 401: "unauthorized", 404: "not-found",
           405: "method-not-allowed", 406: "not-acceptable", 409: "conflict", 410: "gone",
           413: "payload-too-large", 415: "unsupported-media-type", 422: "validation",
-          429: "rate-limited", 500: "internal"}
+          429: "rate-limited", 431: "header-too-large", 500: "internal"}
 
 
-class Problem(Exception):
-    """A request the API refuses; the app answers it as problem+json."""
+class Problem(WireError):
+    """A request the API refuses (or, status 5xx, could not serve); the app answers it as
+    problem+json."""
 
     def __init__(self, status: int, detail: str, *,
                  errors: Mapping[str, Sequence[str]] | None = None,

@@ -17,12 +17,19 @@ __all__ = [
     "event_query",
     "parse_json",
     "prompt_text",
+    "query_int",
     "session_query",
     "task_request",
 ]
 
 _BLOCK_TYPES = ("text", "image", "audio", "resource", "resource_link")
-_MAX_COUNT = 100
+#: Bounds of one ``POST /tasks`` (docs/limits.md): entries of ``agents``, an entry's
+#: ``count``, and the sessions the task starts in all.
+MAX_AGENTS = 20
+MAX_COUNT = 100
+MAX_TASK_SESSIONS = 100
+#: The largest event id (``Last-Event-ID``, ``since``, ``until``) a request may name.
+MAX_EVENT_ID = 2**62
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +157,10 @@ def _agents(body: Mapping[str, Any], errors: _Errors) -> list[dict[str, Any]]:
         if not isinstance(entries, list) or not entries:
             errors.add(path, "must be a non-empty list of {type, version, count, settings}")
             return []
+        if len(entries) > MAX_AGENTS:
+            errors.add(path, f"has {len(entries)} entries; a task may name at most "
+                       f"{MAX_AGENTS} (use count for more of one agent)")
+            return []
     elif "agent" in body:
         entries, path = [body["agent"]], "agent"
     else:
@@ -163,12 +174,15 @@ def _agents(body: Mapping[str, Any], errors: _Errors) -> list[dict[str, Any]]:
         if not isinstance(entry.get("type"), str):
             errors.add(f"{where}.type", "is required (a string, e.g. claude-code)")
         count = entry.get("count", 1)
-        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= _MAX_COUNT:
-            errors.add(f"{where}.count", f"must be an integer from 1 to {_MAX_COUNT}")
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+            errors.add(f"{where}.count", f"must be an integer from 1 to {MAX_COUNT}")
             continue
         agent = {k: v for k, v in entry.items() if k != "count"}
         agent.setdefault("version", None)
         agents += [agent] * count
+    if len(agents) > MAX_TASK_SESSIONS:
+        errors.add(path, f"asks for {len(agents)} sessions (the sum of the counts); a task may "
+                   f"start at most {MAX_TASK_SESSIONS}")
     return agents
 
 
@@ -194,16 +208,39 @@ def prompt_request(raw: Any) -> list[dict[str, Any]]:
 def _int(query: Mapping[str, str], key: str, default: int, low: int, high: int,
          errors: _Errors) -> int:
     raw = query.get(key)
-    if raw is None:
+    if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        errors.add(key, f"must be an integer, got {raw!r}")
+    value = _decimal(raw, high)
+    if value is None:
+        errors.add(key, f"must be an integer from {low} to {high}, got {_shown(raw)}")
         return default
     if not low <= value <= high:
         errors.add(key, f"must be from {low} to {high}, got {value}")
         return default
+    return value
+
+
+def _decimal(raw: str, high: int) -> int | None:
+    """``raw`` as a plain decimal integer (ASCII digits, an optional sign, no ``_``), or None;
+    ``int()`` alone would also take ``" 1_0 "`` or Arabic-Indic digits, and would build a
+    number of any length."""
+    digits = raw[1:] if raw[:1] in "+-" else raw
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > len(str(high)) + 1:
+        return None
+    return int(raw)
+
+
+def _shown(raw: str) -> str:
+    return repr(raw if len(raw) <= 40 else raw[:40] + "…")
+
+
+def query_int(query: Mapping[str, str], key: str, default: int, low: int, high: int) -> int:
+    """One integer query parameter from ``low`` to ``high`` (absent or empty: ``default``),
+    or a 400 problem naming it."""
+    errors = _Errors()
+    value = _int(query, key, default, low, high, errors)
+    if errors.found:
+        raise Problem(400, "invalid query parameters", errors=errors.found)
     return value
 
 
@@ -248,15 +285,21 @@ class EventQuery:
 
 def event_query(query: Mapping[str, str], last_event_id: str | None,
                 default_dialect: Dialect) -> EventQuery:
-    """``GET /sessions/{id}/events`` parameters; ``Last-Event-ID`` wins over ``?since=``."""
+    """``GET /sessions/{id}/events`` parameters; ``Last-Event-ID`` wins over ``?since=``.
+    An event id is a decimal integer from 0 to ``MAX_EVENT_ID``; anything else is refused
+    (a 400 stops an ``EventSource``, where a stream that fails would have it reconnect
+    forever)."""
     errors = _Errors()
-    since = _int(query, "since", 0, 0, 2**62, errors)
+    since = _int(query, "since", 0, 0, MAX_EVENT_ID, errors)
     if last_event_id is not None and last_event_id.strip():
-        try:
-            since = max(0, int(last_event_id))
-        except ValueError:
-            errors.add("Last-Event-ID", f"must be an event id (an integer), got {last_event_id!r}")
-    until = _int(query, "until", 2**62, 0, 2**62, errors) if "until" in query else None
+        value = _decimal(last_event_id.strip(), MAX_EVENT_ID)
+        if value is None or not 0 <= value <= MAX_EVENT_ID:
+            errors.add("Last-Event-ID", f"must be an event id (an integer from 0 to "
+                       f"{MAX_EVENT_ID}), got {_shown(last_event_id)}")
+        else:
+            since = value
+    until = _int(query, "until", MAX_EVENT_ID, 0, MAX_EVENT_ID, errors) \
+        if "until" in query else None
     page = _int(query, "page", 1, 1, 1_000_000, errors)
     per_page = _int(query, "perPage", 50, 1, 200, errors)
     sort = query.get("sort", "desc")
@@ -267,6 +310,6 @@ def event_query(query: Mapping[str, str], last_event_id: str | None,
         errors.add("dialect", f"must be one of {', '.join(DIALECTS)}")
         dialect = default_dialect
     if errors.found:
-        raise Problem(400, "invalid query parameters", errors=errors.found)
+        raise Problem(400, "invalid query parameters or Last-Event-ID", errors=errors.found)
     return EventQuery(_list(query, "type"), since, until, page, per_page, sort == "desc",
                       dialect)  # type: ignore[arg-type]

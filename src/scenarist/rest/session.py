@@ -32,6 +32,7 @@ __all__ = ["Control", "Sessions", "Wall", "iso"]
 
 Control = Literal["pause", "resume", "stop"]
 LEASE_MS = 3000
+HALT_WAIT_S = 0.3  # how long a stopping session may take to finish its store write
 _CONTROLS: dict[str, Control] = {"pause": "pause", "resume": "resume", "stop": "stop"}
 
 
@@ -90,14 +91,27 @@ class Sessions:
         await self.adopt_orphans()
         self._watcher = asyncio.create_task(self._watch())
 
-    async def close(self) -> None:
+    async def halt(self) -> None:
+        """Stop playing every session, all at once (shutdown must not take a store round
+        trip per session in turn): each player stops, then each lease is released, so
+        another replica may take the sessions over."""
         if self._watcher is not None:
             self._watcher.cancel()
             with suppress(asyncio.CancelledError):
                 await self._watcher
-        for runner in list(self.runners.values()):
-            await runner.halt()
-            await self.store.release(runner.sid, self.replica)
+        runners = list(self.runners.values())
+        for runner in runners:
+            runner.stop()
+        tasks = [r.task for r in runners if r.task is not None]
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=HALT_WAIT_S)
+            for task in late:  # stuck on the store: cut it short
+                task.cancel()
+        await asyncio.gather(*(self.store.release(r.sid, self.replica) for r in runners),
+                             return_exceptions=True)
+
+    async def close(self) -> None:
+        await self.halt()
 
     async def create(self, scenario: str, task: dict[str, Any]) -> SessionRow:
         """A new session playing ``scenario`` from now."""
@@ -298,11 +312,15 @@ class _Runner:
         await self.s._append(self.sid, body, epoch_ms)
         await self.s._record(self.sid, None, body, epoch_ms)
 
-    async def halt(self) -> None:
-        """Stop playing (the session's row and history stay as they are)."""
+    def stop(self) -> None:
+        """Ask the player to stop; :meth:`halt` also waits for it."""
         self.stopped = True
         if self.player is not None:
             self.player.cancel()
+
+    async def halt(self) -> None:
+        """Stop playing (the session's row and history stay as they are)."""
+        self.stop()
         task = self.task
         if task is not None and task is not asyncio.current_task():
             with suppress(asyncio.CancelledError):

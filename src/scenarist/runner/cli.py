@@ -1,11 +1,14 @@
 """``scenarist run``: play scenarios against programs in a terminal and report.
 
-    scenarist run SCENARIO... [--runner NAME] [--update-golden] [--junit FILE] [--html FILE]
-                  [--define K=V] [--speed F] [-j N] [--agent mock|codex|claude] [--target DIR]
+    scenarist run SCENARIO... [--scenario PATH] [--tag TAG] [--runner NAME] [--update-golden]
+                  [--junit FILE] [--html FILE] [--format text|jsonl] [--define K=V]
+                  [--speed F] [-j N] [--agent mock|codex|claude] [--target DIR] [--timeout S]
 
-Exit status: 0 when every scenario passed, 1 when one failed, 2 for a usage error.
-``-j N`` runs scenarios in N worker processes (a standard process pool, nothing more); for a
-larger suite spread over cores or machines, use the pytest entry point with pytest-xdist.
+Exit status (docs/cli.md): 0 when every scenario passed, 1 when one failed, 2 for a usage
+or input error. Each scenario's result is printed as it ends (a CI log streams); on a
+terminal a progress line stands below them. ``-j N`` runs scenarios in N worker processes (a
+standard process pool, nothing more); for a larger suite spread over cores or machines, use
+the pytest entry point with pytest-xdist.
 """
 
 from __future__ import annotations
@@ -13,22 +16,37 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scenarist.play import clamp_speed
 from scenarist.runner.agents import AGENTS
 from scenarist.runner.play import RunOptions, run_scenario
 from scenarist.runner.result import RunResult
 from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_OK,
     Parser,
     add_defines,
+    add_format,
+    add_junit,
+    add_speed,
+    add_tags,
+    checked_speed,
     define_symbols,
+    output_dir,
+    output_file,
     run,
     scenario_paths,
-    speed_problem,
+    select_tags,
+    timeout_problem,
+    write_output,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["build_parser", "main", "run_all"]
 
@@ -38,19 +56,24 @@ def build_parser() -> Parser:
                     description="Play scenarios against a CLI/TUI in a pseudo-terminal: keys, "
                                 "edits, commands, asserts and screenshots on the scenario's "
                                 "clock; JUnit and HTML reports.")
-    parser.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                         help="scenario files or folders (searched for .yaml/.yml)")
+    parser.add_argument("--scenario", dest="more", action="append", default=[],
+                        metavar="PATH", help="a scenario file or folder, as SCENARIO "
+                        "(repeatable)")
+    add_tags(parser)
     parser.add_argument("--runner", default="scenarist", metavar="NAME",
                         help="runner name in the screenshot/log paths (default: scenarist)")
     parser.add_argument("--target", default="target", metavar="DIR",
                         help="root of target/tmp/<runner>/... (default: ./target)")
     parser.add_argument("--update-golden", action="store_true",
                         help="write every screenshot over its golden instead of comparing")
-    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    add_junit(parser)
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    add_format(parser, ("text", "jsonl"),
+               "stdout: text lines, or one JSON object per scenario as it ends")
     add_defines(parser)
-    parser.add_argument("--speed", type=float, default=1.0, metavar="F",
-                        help="time factor: 0.1 plays ten times faster (default 1; min 0.01)")
+    add_speed(parser, what="time factor of the scenario's clock")
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="run N scenarios at once in worker processes (default 1)")
     parser.add_argument("--agent", choices=AGENTS, default="mock",
@@ -60,8 +83,10 @@ def build_parser() -> Parser:
                         help="the real agent's executable (default: found on PATH)")
     parser.add_argument("--settle-ms", type=float, default=100.0, metavar="MS",
                         help="the screen has settled after this long without output (100)")
-    parser.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
-                        help="deadline of each wait for the screen (default 10 s)")
+    parser.add_argument("--timeout", "--wait-timeout", dest="wait_timeout", type=float,
+                        default=10.0, metavar="S",
+                        help="how long each wait for the program's screen may take before "
+                             "the step fails (default 10 s)")
     parser.add_argument("--typing-ms", type=float, default=None, metavar="MS",
                         help="type one character every MS ms (default: all at once with the "
                              "mock agent, 20 ms for real agents, whose TUIs take a fast burst "
@@ -73,17 +98,24 @@ def build_parser() -> Parser:
 
 
 def run_all(paths: Sequence[Path], options: RunOptions, jobs: int = 1,
-            progress: bool = False) -> list[RunResult]:
-    """Run every scenario (in ``jobs`` processes), results in the order of ``paths``."""
+            progress: bool = False,
+            on_result: Callable[[RunResult], None] | None = None,
+            console: Console | None = None) -> list[RunResult]:
+    """Run every scenario (in ``jobs`` processes), results in the order of ``paths``.
+
+    ``on_result`` sees each result as its run ends (finishing order), for streamed output;
+    with ``progress`` a transient rich progress line stands below what ``console`` prints."""
     from rich.progress import Progress
 
     results: dict[int, RunResult] = {}
-    with Progress(transient=True, disable=not progress) as bar:
+    report = on_result or (lambda _result: None)
+    with Progress(console=console, transient=True, disable=not progress) as bar:
         task = bar.add_task("scenarios", total=len(paths))
         if jobs <= 1 or len(paths) <= 1:
             for n, path in enumerate(paths):
                 bar.update(task, description=path.name)
                 results[n] = run_scenario(path, options)
+                report(results[n])
                 bar.advance(task)
         else:
             context = multiprocessing.get_context("spawn")
@@ -92,44 +124,93 @@ def run_all(paths: Sequence[Path], options: RunOptions, jobs: int = 1,
                            for n, path in enumerate(paths)}
                 for future in as_completed(futures):
                     results[futures[future]] = future.result()
+                    report(results[futures[future]])
                     bar.advance(task)
     return [results[n] for n in range(len(paths))]
 
 
 def _check(parser: Parser, args: argparse.Namespace) -> None:
+    if not args.scenarios and not args.more:
+        parser.error("name at least one scenario file or folder")
     if args.jobs < 1:
         parser.error(f"-j must be at least 1, got {args.jobs}")
     if args.typing_ms is not None and args.typing_ms < 0:
         parser.error("--typing-ms must be >= 0")
-    for name in ("settle_ms", "wait_timeout", "exit_timeout"):
-        if not getattr(args, name) > 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0")
-    problem = speed_problem("--speed", args.speed)
-    if problem is not None:
-        parser.error(problem)
+    if not args.settle_ms > 0:
+        parser.error("--settle-ms must be > 0")
+    for flag, value in (("--timeout", args.wait_timeout), ("--exit-timeout", args.exit_timeout)):
+        problem = timeout_problem(flag, value)
+        if problem is not None:
+            parser.error(problem)
+    checked_speed(parser, args)
+
+
+def _playable(parser: Parser, paths: list[Path], tags: Sequence[str],
+              defines: dict[str, bool | int | str]) -> list[Path]:
+    """The files to play: each must load (else its issues, then exit 2, before anything
+    runs: a broken input is not a failed test), and carry one of ``tags`` when given."""
+    from scenarist.scenario import ScenarioError, load_scenario
+
+    loaded, broken = [], 0
+    for path in paths:
+        try:
+            loaded.append(load_scenario(path, defines=defines))
+        except ScenarioError as exc:
+            broken += 1
+            for issue in exc.issues:
+                print(issue, file=sys.stderr)
+    if broken:
+        parser.error(f"{broken} of {len(paths)} scenario(s) do not load (issues above); fix "
+                     "them ('scenarist validate' shows the same) or leave them out")
+    try:
+        kept = {id(s) for s in select_tags(loaded, tags)}
+    except ValueError as exc:
+        parser.error(str(exc))
+    return [path for path, scenario in zip(paths, loaded, strict=True) if id(scenario) in kept]
 
 
 def _body(parser: Parser, args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from scenarist.runner.report import html_report, junit_xml, print_summary
+    from scenarist.runner.report import (
+        html_report,
+        jsonl_line,
+        junit_xml,
+        print_result,
+        print_totals,
+    )
 
     _check(parser, args)
-    paths = scenario_paths(parser, args.scenarios)
-    options = RunOptions(runner=args.runner, target=Path(args.target),
-                         update_golden=args.update_golden, defines=define_symbols(parser, args),
+    defines = define_symbols(parser, args)
+    paths = scenario_paths(parser, [*args.scenarios, *args.more])
+    paths = _playable(parser, paths, args.tags, defines)
+    outputs = [(flag, output_file(parser, flag, value), text)
+               for flag, value, text in (("--junit", args.junit, junit_xml),
+                                         ("--html", args.html, html_report))]
+    target = output_dir(parser, "--target", args.target)
+    assert target is not None
+    options = RunOptions(runner=args.runner, target=target,
+                         update_golden=args.update_golden, defines=defines,
                          speed=clamp_speed(args.speed), agent=args.agent,
                          agent_bin=args.agent_bin, settle_ms=args.settle_ms,
                          wait_timeout_s=args.wait_timeout, exit_timeout_s=args.exit_timeout,
                          typing_ms=args.typing_ms)
-    console = Console(stderr=False, highlight=False)
-    results = run_all(paths, options, args.jobs, progress=sys.stdout.isatty())
-    print_summary(results, console)
-    for target, text in ((args.junit, junit_xml), (args.html, html_report)):
-        if target:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-            Path(target).write_text(text(results), encoding="utf-8")
-    return 0 if all(r.outcome != "failed" for r in results) else 1
+    console = Console(stderr=False, highlight=False, soft_wrap=True)
+
+    def show(result: RunResult) -> None:
+        if args.format == "jsonl":
+            print(jsonl_line(result), flush=True)
+        else:
+            print_result(result, console)
+
+    results = run_all(paths, options, args.jobs, on_result=show, console=console,
+                      progress=args.format == "text" and sys.stdout.isatty())
+    if args.format == "text":
+        print_totals(results, console)
+    for flag, path, text in outputs:
+        if path is not None:
+            write_output(parser, flag, path, text(results))
+    return EXIT_OK if all(r.outcome != "failed" for r in results) else EXIT_FAILED
 
 
 def main(argv: Sequence[str]) -> int:

@@ -10,6 +10,12 @@ Time: the beats are paced by a :class:`scenarist.play.Schedule` (one absolute st
 (reading output, so the screen stays current and the program never blocks on a full pty);
 the last few milliseconds are the schedule's own precise wait.
 
+Both sides in step: in mode 1 each beat first waits (bounded) until the mock agent's progress
+file (:mod:`scenarist.agent.progress`) shows it has played its own beats before this one (a
+prompt: until it asks for it), as the agent's clock starts only when the prompt arrives. A
+program that exits while beats remain fails the run there and then (unless ``expect.exitCode``
+is set or it is the mock agent's own end); the exit code is read after the reap.
+
 What each beat does: ``userInputs`` types keystrokes (:mod:`.keys`), ``userEdits`` applies its
 patch with ``git apply``, ``applyPatch`` too and, with ``commit``, commits the workspace with
 the runner's fixed git identity (:mod:`.workspace`), ``userCommand`` runs a shell command in
@@ -28,6 +34,8 @@ Directories (``target`` defaults to ``./target``)::
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import json
 import os
 import re
@@ -37,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from scenarist.agent.play import typed_text
+from scenarist.agent.progress import PROGRESS_ENV, ProgressReader, process_running
 from scenarist.play import RealClock, Schedule, pace_sync
 from scenarist.processes import ProcessInfo, describe, run_command
 from scenarist.runner.agents import Launch, launch
@@ -69,6 +79,7 @@ from scenarist.scenario import (
     ScenarioError,
     Screenshot,
     Status,
+    Timeline,
     UserCommand,
     UserEdits,
     UserInput,
@@ -88,6 +99,7 @@ PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand"
 _AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
 _SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
+_PROGRESS_POLL_MS = 10.0  # how often the mock agent's progress file is looked at in a wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -114,6 +126,11 @@ class _End:
 
     at_ms: int
     kind: str = "end"
+
+
+class _AgentGone(RunnerError):
+    """The agent side ended (or the program did) while the runner still waited for it: the
+    run stops at once rather than after the remaining waits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +224,8 @@ class _Run:
         self.launch: Launch | None = None
         self.t0 = 0.0
         self.commands = 0
+        self.progress: ProgressReader | None = None  # mode 1: the mock agent's progress file
+        self.agent_beats: list[int] = []  # mode 1: timeline positions the mock agent plays
 
     # -- the run ---------------------------------------------------------------------
 
@@ -227,12 +246,12 @@ class _Run:
                             home=self.home, profile=self.profile, speed=self.options.speed,
                             defines=self.options.defines,
                             agent_bin=self.options.agent_bin) as how:
-                    self.launch = how
+                    self.launch = how = self._follow_agent(how)
                     self.terminal = self._start(how, transcript)
                     try:
                         self._ready()
-                        self._play(step_log)
-                        exit_code = self._finish()
+                        if self._play(step_log):
+                            exit_code = self._finish()
                     finally:
                         final = self.terminal.capture()
                         leftover = self.terminal.close()
@@ -257,6 +276,18 @@ class _Run:
         _write_summary(result, self.log_dir / "result.json")
         return result
 
+    def _follow_agent(self, how: Launch) -> Launch:
+        """Mode 1: hand the mock agent a progress file (:mod:`scenarist.agent.progress`)
+        through its environment, which reaches it whether it is the program or a host
+        program starts it, and note which beats are the agent's to play."""
+        if self.options.agent != "mock":
+            return how
+        path = (self.log_dir / "agent-progress").resolve()
+        path.touch()
+        self.progress = ProgressReader(path)
+        self.agent_beats = agent_positions(compile_timeline(self.scenario))
+        return dataclasses.replace(how, env={**how.env, PROGRESS_ENV: str(path)})
+
     def _start(self, how: Launch, transcript: BinaryIO) -> Terminal:
         return Terminal(how.argv, cwd=how.cwd, env=how.env, width=self.profile.width,
                         height=self.profile.height, transcript=transcript)
@@ -271,29 +302,119 @@ class _Run:
         except TerminalTimeout as exc:
             raise RunnerError(f"the program did not become ready: {exc}") from exc
 
-    def _play(self, step_log: Any) -> None:
+    def _play(self, step_log: Any) -> bool:
+        """Play the beats; ``False`` when the run stopped early (an error says why)."""
         timeline = compile_timeline(self.scenario)
-        beats: list[Beat | _End] = [b for b in timeline.beats if b.kind in PLAYED_KINDS]
-        beats.append(_End(timeline.duration_ms))
+        beats: list[tuple[int, Beat | _End]] = [
+            (n, b) for n, b in enumerate(timeline.beats) if b.live and b.kind in PLAYED_KINDS]
+        beats.append((len(timeline.beats), _End(timeline.duration_ms)))
         assert self.terminal is not None
         speed = self.options.speed
         responses = [e.index for e in self.scenario.timeline if isinstance(e, LlmResponse)]
         clock = RealClock()
-        schedule = Schedule(clock, speed=speed)
+        live = timeline.live  # the history before sessionStart already happened
+        origin = live[0].at_ms if live and timeline.session_start_index is not None else 0
+        schedule = Schedule(clock, speed=speed, origin_ms=origin)
         self.t0 = schedule.start()
-        for beat in beats:
+        for number, (position, beat) in enumerate(beats):
             due = schedule.due_ms(beat.at_ms)
             self.terminal.pump_until(due - _SPIN_MS)  # keep the screen current meanwhile
+            if not isinstance(beat, _End) and self._ended_early(beat, len(beats) - 1 - number):
+                return False
             schedule.wait_sync(beat.at_ms)  # the last stretch: the play clock's precise wait
             fired = clock.now_ms()
-            if isinstance(beat, _End):
-                self._await_agent(len(responses), len(responses))
-                return
-            before = sum(i < beat.index for i in responses) if beat.kind in _AFTER_AGENT else 0
-            step = self._step(beat, due - self.t0, fired - self.t0, (before, len(responses)))
+            try:
+                if isinstance(beat, _End):
+                    self._await_mock(position, "the end of the timeline")
+                    self._await_agent(len(responses), len(responses))
+                    return True
+                before = (sum(i < beat.index for i in responses)
+                          if beat.kind in _AFTER_AGENT else 0)
+                step = self._step(beat, position, due - self.t0, fired - self.t0,
+                                  (before, len(responses)))
+            except _AgentGone as exc:
+                self.errors.append(str(exc))
+                return False
             self.steps.append(step)
             step_log.write(json.dumps(_step_json(step)) + "\n")
             step_log.flush()
+        return True
+
+    def _ended_early(self, beat: Beat, left: int) -> bool:  # ``left``: this beat and after
+        """The program exited while beats were still to play: a failure, unless the scenario
+        expects an exit (``expect.exitCode``) or it is the mock agent's own end."""
+        assert self.terminal is not None
+        code = self.terminal.poll_exit()
+        if code is None or self._exit_expected():
+            return False
+        at = self.terminal.clock.now_ms() - self.t0
+        self.errors.append(self._located(
+            beat.event, f"the program exited with {code} at {at:.0f} ms, before the scenario "
+            f"ended ({left} beat(s) still to play, the next a {beat.kind} at "
+            f"{beat.at_ms} ms); if it is meant to end there, set expect.exitCode: {code}. "
+            f"{self._last_lines()}"))
+        return True
+
+    def _exit_expected(self) -> bool:
+        if self.scenario.expect is not None and self.scenario.expect.exit_code is not None:
+            return True
+        return self.progress is not None and self.progress.read().ended is not None
+
+    def _last_lines(self) -> str:
+        assert self.terminal is not None
+        shown = [line for line in self.terminal.capture().lines if line][-5:]
+        return "Its last lines: " + (" ⏎ ".join(shown) if shown else "(none)")
+
+    def _await_mock(self, position: int, what: str) -> None:
+        """Mode 1: the mock agent keeps its own clock (it starts when the prompt arrives), so
+        a beat waits (bounded) until the agent has played the last of its own beats before
+        it (a prompt: until the agent waits for it), read from its progress file. An agent (or program) that ends first stops the
+        run at once; one that never gets there fails the beat, naming where it stopped."""
+        if self.progress is None or self.terminal is None:
+            return
+        prompt = position in self.agent_beats  # a prompt, both sides play it: the agent asks
+        needed = position if prompt else self._agent_beat_before(position)
+        if needed is None:
+            return
+        timeline = compile_timeline(self.scenario)
+        deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        while True:
+            progress = self.progress.read()
+            if progress.reached >= needed or (prompt and progress.prompt >= needed):
+                return
+            self._check_agent(progress.ended, progress.pid, timeline, needed, what)
+            now = self.terminal.clock.now_ms()
+            if now >= deadline:
+                stop = (f"it last played {_beat_name(timeline, progress.reached)}"
+                        if progress.reached >= 0 else
+                        "it has played none of its beats" if progress.pid is not None else
+                        "it never started (a program with `ah` must run $SCENARIST_AGENT_CMD)")
+                raise TerminalTimeout(
+                    f"the mock agent did not reach {_beat_name(timeline, needed)} before "
+                    f"{what} within the wait deadline ({self.options.wait_timeout_s:g} s): "
+                    f"{stop}", self.terminal.capture())
+            self.terminal.pump_until(min(now + _PROGRESS_POLL_MS, deadline))
+
+    def _agent_beat_before(self, position: int) -> int | None:
+        found = bisect.bisect_left(self.agent_beats, position)
+        return self.agent_beats[found - 1] if found else None
+
+    def _check_agent(self, ended: int | None, pid: int | None, timeline: Timeline,
+                     needed: int, what: str) -> None:
+        """Raise :class:`_AgentGone` when the mock agent (or the program) can no longer get
+        to ``needed``."""
+        assert self.terminal is not None
+        goal = f"{_beat_name(timeline, needed)} (before {what})"
+        if ended is not None:
+            raise _AgentGone(f"the mock agent ended its playback (exit {ended}) before "
+                             f"{goal}. {self._last_lines()}")
+        if pid is not None and not process_running(pid):
+            raise _AgentGone(f"the mock agent (pid {pid}) exited before {goal} without "
+                             f"ending its playback. {self._last_lines()}")
+        code = self.terminal.poll_exit()
+        if code is not None:
+            raise _AgentGone(f"the program exited with {code} before the mock agent reached "
+                             f"{goal}. {self._last_lines()}")
 
     def _await_agent(self, before: int, total: int) -> None:
         """Mode 2: a real agent keeps its own time, so an assert or screenshot written after
@@ -311,6 +432,10 @@ class _Run:
             self.terminal.settle(self.options.settle_ms, deadline, what)
             if served() >= needed:
                 return
+            code = self.terminal.poll_exit()
+            if code is not None:
+                raise _AgentGone(f"the agent exited with {code} before {what} (the model "
+                                 f"server answered {served()} turn(s)). {self._last_lines()}")
             if self.terminal.clock.now_ms() >= deadline:
                 raise TerminalTimeout(f"{what} did not happen within the wait deadline "
                                       f"(the model server answered {served()} turn(s))",
@@ -336,25 +461,26 @@ class _Run:
                     f"ended (expected exit code {expect.exit_code}): {exc}"))
         else:
             self._settled("the screen at the end", required=False)
-            ended = self.terminal.exit_code
+            ended = self.terminal.poll_exit()
             if ended is not None and ended != 0:
-                shown = [line for line in self.terminal.capture().lines if line][-5:]
                 self.expectations.append(CheckResult(
-                    "exit", "failed", f"the program exited with {ended} before the timeline "
-                    "ended (set expect.exitCode if that is expected); its last lines: "
-                    + " ⏎ ".join(shown)))
+                    "exit", "failed", f"the program exited with {ended} (set expect.exitCode "
+                    f"if that is expected). {self._last_lines()}"))
         if expect is not None:
             self.expectations += check_artifacts(expect.artifacts, self.workspace)
         return code
 
     # -- one beat ----------------------------------------------------------------------
 
-    def _step(self, beat: Beat, scheduled: float, fired: float,
+    def _step(self, beat: Beat, position: int, scheduled: float, fired: float,
               responses: tuple[int, int]) -> StepResult:
         stamp = _Stamp(beat, scheduled, fired)
         try:
+            self._await_mock(position, f"this {beat.kind}")
             self._await_agent(*responses)
             return self._dispatch(beat, stamp)
+        except _AgentGone:
+            raise
         except TerminalTimeout as exc:
             return stamp.result(beat.kind, "failed", str(exc), capture=exc.capture)
         except (RunnerError, KeyError_) as exc:
@@ -368,7 +494,11 @@ class _Run:
             entry: UserInput = beat.step
             if entry.target not in (None, "tui", "cli"):
                 return stamp.result(entry.text, "skipped", f"for target {entry.target}")
-            keys = parse_input(entry.text, self.terminal.application_cursor)
+            code = self.terminal.poll_exit()
+            if code is not None:
+                return stamp.result(entry.text, "failed", f"the program had already exited "
+                                    f"with {code}: nothing read this input")
+            keys = parse_input(typed_text(entry), self.terminal.application_cursor)
             if keys.prompt:  # wait for the prompt, type, see it, then press Enter, as a user does
                 # typed ahead while the program still answers the last line, the tty's echo of
                 # the new one lands inside that answer on the screen (bc: "10/45")
@@ -508,6 +638,21 @@ class _Run:
         left = f"; left running, stopped: {describe(done.stopped)}" if done.stopped else ""
         return stamp.result(event.cmd, outcome, f"exit {done.returncode}{left}" + (
             f": {output[-500:]}" if output else ""))
+
+
+def agent_positions(timeline: Timeline) -> list[int]:
+    """Timeline positions of the beats the mock agent plays (its output, its tools, and the
+    prompts it takes), in order; none when the scenario has no agent events (a program
+    with `ah` that needs no agent, such as `bc`)."""
+    live = [(n, beat) for n, beat in enumerate(timeline.beats) if beat.live]
+    if all(beat.kind in PLAYED_KINDS for _, beat in live):
+        return []
+    return [n for n, beat in live if beat.kind not in PLAYED_KINDS or beat.kind == "userInputs"]
+
+
+def _beat_name(timeline: Timeline, position: int) -> str:
+    beat = timeline.beats[position]
+    return f"{beat.event.key_path} ({beat.kind} at {beat.at_ms} ms)"
 
 
 def _step_json(step: StepResult) -> dict[str, Any]:

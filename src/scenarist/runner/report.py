@@ -1,15 +1,19 @@
-"""Reports of a set of runs: a terminal summary, JUnit XML, one self-contained HTML page.
+"""Reports of a set of runs: terminal lines, JUnit XML, one self-contained HTML page.
 
-The HTML page needs nothing beside it (styles inline, no scripts, no fonts or images to
-fetch): each scenario's timeline, every screenshot drawn as the screen looked (colours and
-attributes from the capture), every assertion with its outcome, golden diffs, expectations,
-errors, and the final screen. All three are pure functions of the results, except
-:func:`print_summary`, which writes to a rich console.
+The terminal gets each run's line (and its failures) as the run ends, :func:`print_result`,
+then the totals, :func:`print_totals`, so a CI log streams. A JUnit failure carries every
+failure line, each golden diff, the screen at each failed step and the last screen: what a
+CI page shows is enough to see why. The HTML page needs nothing beside it (styles inline, no
+scripts, no fonts or images to fetch): each scenario's timeline, every screenshot drawn as
+the screen looked (colours and attributes from the capture), every assertion with its
+outcome, and for a failed run each failure with its screen and diff. JUnit, HTML and
+:func:`jsonl_line` are pure functions of the results.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
@@ -17,10 +21,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from scenarist.processes import describe
-from scenarist.runner.result import RunResult, StepResult
+from scenarist.runner.result import Failure, RunResult, StepResult
 from scenarist.runner.screen import ScreenCapture, StyleRun, styles_by_row
 
-__all__ = ["html_report", "junit_xml", "print_summary", "screen_html"]
+__all__ = ["failure_text", "html_report", "jsonl_line", "junit_xml", "print_result",
+           "print_summary", "print_totals", "screen_html", "screen_text"]
 
 _MARK = {"passed": "✓", "failed": "✗", "skipped": "–"}
 _RICH = {"passed": "green", "failed": "red", "skipped": "yellow"}
@@ -38,24 +43,71 @@ _DEFAULT_FG = "#d4d4d4"
 _DEFAULT_BG = "#1e1e1e"
 
 
-def print_summary(results: Sequence[RunResult], console: Console) -> None:
-    """One line per run, its failures under it, and the totals."""
-    for result in results:
-        colour = _RICH[result.outcome]
-        console.print(f"[{colour}]{_MARK[result.outcome]}[/] {escape(result.name)} "
-                      f"[dim]({escape(result.profile or '-')}, {result.duration_ms / 1000:.2f} s)"
-                      "[/]")
-        for line in result.failures:
-            console.print("    " + escape(line), style="red", highlight=False)
-        if result.left_behind:
-            console.print("    left running, stopped: " + escape(describe(result.left_behind)),
-                          style="yellow", highlight=False)
-        if result.outcome == "failed" and result.log_dir:
-            console.print(f"    logs: {escape(result.log_dir)}", style="dim", highlight=False)
+def print_result(result: RunResult, console: Console) -> None:
+    """One run's line, its failures under it and where its logs are (as the run ends)."""
+    colour = _RICH[result.outcome]
+    console.print(f"[{colour}]{_MARK[result.outcome]}[/] {escape(result.name)} "
+                  f"[dim]({escape(result.profile or '-')}, {result.duration_ms / 1000:.2f} s)"
+                  "[/]")
+    for line in result.failures:
+        console.print("    " + escape(line), style="red", highlight=False)
+    if result.left_behind:
+        console.print("    left running, stopped: " + escape(describe(result.left_behind)),
+                      style="yellow", highlight=False)
+    if result.outcome == "failed" and result.log_dir:
+        console.print(f"    logs: {escape(result.log_dir)}", style="dim", highlight=False)
+
+
+def print_totals(results: Sequence[RunResult], console: Console) -> None:
+    """The totals line, after every run has been printed."""
     failed = sum(r.outcome == "failed" for r in results)
     passed = sum(r.outcome == "passed" for r in results)
     style = "red" if failed else "green"
     console.print(f"[{style}]{passed} passed, {failed} failed[/] of {len(results)} scenario(s)")
+
+
+def print_summary(results: Sequence[RunResult], console: Console) -> None:
+    """Every run's lines, then the totals."""
+    for result in results:
+        print_result(result, console)
+    print_totals(results, console)
+
+
+def jsonl_line(result: RunResult) -> str:
+    """One run as one JSON line (``--format jsonl``): name, outcome, failures, paths."""
+    return json.dumps({"name": result.name, "path": result.path, "outcome": result.outcome,
+                       "profile": result.profile, "duration_ms": round(result.duration_ms, 1),
+                       "exit_code": result.exit_code, "failures": result.failures,
+                       "log_dir": result.log_dir}, ensure_ascii=False)
+
+
+def screen_text(capture: ScreenCapture) -> str:
+    """A capture as plain text in a frame, trailing blank rows dropped (for JUnit and logs)."""
+    lines = list(capture.lines)
+    while lines and not lines[-1]:
+        lines.pop()
+    edge = "+" + "-" * capture.width + "+"
+    return "\n".join([edge, *(f"|{row.ljust(capture.width)}|" for row in lines), edge])
+
+
+def failure_text(result: RunResult) -> str:
+    """What a JUnit ``failure``/``error`` holds: every failure line, then each golden diff
+    and the screen at each failed step, then the last screen."""
+    details = result.failure_details()
+    parts = ["\n".join(f.line for f in details)]
+    last = result.final_screen
+    shown = {last.lines} if last is not None else set()
+    for failure in details:
+        if failure.diff:
+            parts.append(f"--- golden diff: {failure.line}\n{failure.diff.rstrip()}")
+        screen = failure.screen
+        if screen is not None and screen.lines not in shown:  # each distinct screen once
+            shown.add(screen.lines)
+            parts.append(f"--- the screen at: {failure.line}\n{screen_text(screen)}")
+    if result.final_screen is not None:
+        parts.append(f"--- the last screen ({result.final_screen.width}x"
+                     f"{result.final_screen.height})\n{screen_text(result.final_screen)}")
+    return "\n\n".join(parts)
 
 
 def junit_xml(results: Sequence[RunResult], suite: str = "scenarist run") -> str:
@@ -74,10 +126,10 @@ def junit_xml(results: Sequence[RunResult], suite: str = "scenarist run") -> str
         failures = result.failures
         if result.errors:
             ET.SubElement(case, "error", {"message": result.errors[0][:500]}).text = \
-                "\n".join(failures)
+                failure_text(result)
         elif result.outcome == "failed":
             ET.SubElement(case, "failure", {"message": failures[0][:500] if failures else
-                                            "failed"}).text = "\n".join(failures)
+                                            "failed"}).text = failure_text(result)
         elif result.outcome == "skipped":
             ET.SubElement(case, "skipped")
         lines = [f"logs: {result.log_dir}", f"exit code: {result.exit_code}"]
@@ -169,6 +221,19 @@ def _step_html(step: StepResult) -> str:
     return "".join(parts)
 
 
+def _failures_html(failures: Sequence[Failure]) -> str:
+    """Each failure with the screen at that moment and its golden diff, first in a run."""
+    items = []
+    for failure in failures:
+        parts = [f"<pre class=error>{html.escape(failure.line)}</pre>"]
+        if failure.screen is not None:
+            parts.append(screen_html(failure.screen, failure.line))
+        if failure.diff:
+            parts.append(_diff_html(failure.diff))
+        items.append(f"<li>{''.join(parts)}</li>")
+    return f"<h3>failures</h3><ol class=failures>{''.join(items)}</ol>"
+
+
 def _run_html(result: RunResult) -> str:
     head = (f'<section class="run {result.outcome}" id="{html.escape(result.name)}">'
             f"<h2>{_MARK[result.outcome]} {html.escape(result.name)}</h2>"
@@ -177,8 +242,8 @@ def _run_html(result: RunResult) -> str:
             f"<code>{html.escape(result.log_dir)}</code></p>"
             f"<p class=meta>program: <code>{html.escape(' '.join(result.argv))}</code></p>")
     body = [head]
-    if result.errors:
-        body.append("<pre class=error>" + html.escape("\n\n".join(result.errors)) + "</pre>")
+    if result.outcome == "failed":
+        body.append(_failures_html(result.failure_details()))
     body.append("<table class=timeline><thead><tr><th>at ms</th><th>scheduled</th>"
                 "<th>fired</th><th>event</th><th>label</th><th>outcome</th><th>detail</th>"
                 "</tr></thead><tbody>" + "".join(_step_html(s) for s in result.steps) +

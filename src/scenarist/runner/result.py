@@ -12,7 +12,7 @@ from typing import Literal
 from scenarist.processes import ProcessInfo
 from scenarist.runner.screen import ScreenCapture
 
-__all__ = ["CheckResult", "Outcome", "RunResult", "StepResult", "worst"]
+__all__ = ["CheckResult", "Failure", "Outcome", "RunResult", "StepResult", "worst"]
 
 Outcome = Literal["passed", "failed", "skipped"]
 
@@ -46,6 +46,16 @@ class StepResult:
     checks: tuple[CheckResult, ...] = ()
     capture: ScreenCapture | None = None
     golden: str | None = None  # path of the golden file (screenshots)
+    diff: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failure of a run, with what a reader needs to see it: the screen at that moment
+    (the step's capture, else the last screen) and the golden diff, if any."""
+
+    line: str
+    screen: ScreenCapture | None = None
     diff: str = ""
 
 
@@ -85,15 +95,23 @@ class RunResult:
     @property
     def failures(self) -> list[str]:
         """Every failure as one line: errors, failed steps, failed checks and expectations."""
-        lines = list(self.errors)
+        return [f.line for f in self.failure_details()]
+
+    def failure_details(self) -> list[Failure]:
+        """Every failure (as :attr:`failures`) with its screen and diff, for the reports."""
+        last = self.final_screen
+        out = [Failure(line, last) for line in self.errors]
         for step in self.steps:
             failed = [c for c in step.checks if c.outcome == "failed"]
-            lines += [f"{step.kind} at {step.at_ms} ms: {c.label}: {c.message}" for c in failed]
+            screen = step.capture or last
+            out += [Failure(f"{step.kind} at {step.at_ms} ms: {c.label}: {c.message}", screen,
+                            c.diff) for c in failed]
             if step.outcome == "failed" and not failed:
-                lines.append(f"{step.kind} {step.label} at {step.at_ms} ms: {step.message}")
-        lines += [f"expect {c.label}: {c.message}" for c in self.expectations
-                  if c.outcome == "failed"]
-        return lines
+                out.append(Failure(f"{step.kind} {step.label} at {step.at_ms} ms: "
+                                   f"{step.message}", screen, step.diff))
+        out += [Failure(f"expect {c.label}: {c.message}", last, c.diff)
+                for c in self.expectations if c.outcome == "failed"]
+        return out
 
 
 def worst(outcomes: list[Outcome]) -> Outcome:

@@ -29,6 +29,7 @@ import pyte
 from scenarist.play import RealClock
 from scenarist.processes import ProcessInfo, ProcessTree
 from scenarist.runner.errors import RunnerError
+from scenarist.runner.feed import ScreenFeed
 from scenarist.runner.screen import ScreenCapture, capture_screen, screen_text
 
 __all__ = [
@@ -36,8 +37,10 @@ __all__ = [
 ]
 
 _READ_SIZE = 65536
+_READ_BATCH = 1 << 20
 _DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
 _KILL_GRACE_S = 0.5
+_EXIT_AFTER_EOF_MS = 1000.0
 
 
 class TerminalTimeout(RunnerError):
@@ -66,9 +69,9 @@ class Terminal:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], width: int,
                  height: int, transcript: BinaryIO | None = None) -> None:
         self.clock = RealClock()
-        self.screen = _Screen(width, height)
-        self.screen.write_process_input = self._answer  # type: ignore[method-assign]
-        self._stream = pyte.ByteStream(self.screen)
+        self._screen = _Screen(width, height)
+        self._screen.write_process_input = self._answer  # type: ignore[method-assign]
+        self._feed = ScreenFeed(self._screen, self._emulator_error)
         self._transcript = transcript
         self.tree = ProcessTree()
         try:
@@ -82,6 +85,7 @@ class Terminal:
         self.pid: int = self.process.pid
         self.tree.adopt(self.pid)
         self._fd: int = self.process.fd
+        os.set_blocking(self._fd, False)  # read until the pty is empty, without a select each
         self._pidfd: int | None = _pidfd(self.pid)
         self.eof = False
         self.exit_code: int | None = None
@@ -93,31 +97,47 @@ class Terminal:
 
     # -- reading ---------------------------------------------------------------------
 
+    @property
+    def screen(self) -> pyte.Screen:
+        """The screen model, current with everything read so far."""
+        self._feed.flush()
+        return self._screen
+
+    def _emulator_error(self, exc: Exception) -> None:
+        self.emulator_errors.append(f"{type(exc).__name__}: {exc}")
+
     def _answer(self, data: str) -> None:
         """The emulator answers a query (device attributes, cursor position) to the program."""
         with contextlib.suppress(OSError):
             os.write(self._fd, data.encode())
 
     def _read_available(self) -> bool:
-        """Read what the pty holds now; ``False`` at end of output (the program closed it)."""
-        try:
-            data = os.read(self._fd, _READ_SIZE)
-        except OSError as exc:
-            if exc.errno in (errno.EIO, errno.EBADF):
+        """Read what the pty holds now (a pty hands out about 4 KB a read: read again until
+        it is empty, up to ``_READ_BATCH``); ``False`` when nothing came."""
+        chunks: list[bytes] = []
+        size = 0
+        while size < _READ_BATCH:
+            try:
+                data = os.read(self._fd, _READ_SIZE)
+            except BlockingIOError:
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EIO, errno.EBADF):
+                    raise
+                data = b""
+            if not data:  # the program closed the terminal
                 self.eof = True
-                return False
-            raise
-        if not data:
-            self.eof = True
+                break
+            chunks.append(data)
+            size += len(data)
+        if not chunks:
             return False
-        self.bytes_read += len(data)
+        data = b"".join(chunks)
+        self.bytes_read += size
         self.last_output_ms = self.clock.now_ms()
         if self._transcript is not None:
             self._transcript.write(data)
-        try:
-            self._stream.feed(data)
-        except (TypeError, ValueError, KeyError, IndexError) as exc:  # pyte resets its parser
-            self.emulator_errors.append(f"{type(exc).__name__}: {exc}")
+        self._feed.write(data)
         return True
 
     def _watch(self, timeout_ms: float) -> tuple[bool, bool]:
@@ -135,15 +155,33 @@ class Terminal:
         return got, exited or self.exit_code is not None
 
     def pump_until(self, deadline_ms: float) -> None:
-        """Keep the screen current until ``deadline_ms``; return earlier only when there is
-        nothing left to watch (the program ended and its output is read)."""
+        """Keep the screen current until ``deadline_ms``; return earlier when the program
+        exits (what it wrote before is read), so an early exit is seen at once."""
         while True:
             left = deadline_ms - self.clock.now_ms()
             if left <= 0:
                 return
             if self.eof and (self.exit_code is not None or self._pidfd is None):
                 return  # nothing left to watch
-            self._watch(left)
+            if self._watch(left)[1]:
+                self.drain()
+                return
+
+    def poll_exit(self) -> int | None:
+        """The program's exit code if it has exited (and is reaped), else ``None``.
+
+        Does not wait, but for one case: once the program has closed the terminal (end of
+        output) it is normally exiting, so its exit is waited for up to
+        ``_EXIT_AFTER_EOF_MS``; reading the code before the reap would take a crash for a
+        program still running."""
+        if self.exit_code is None:
+            self._watch(0)
+        if self.exit_code is None and self._pidfd is None and not self.process.isalive():
+            self._reap()
+        if self.exit_code is None and self.eof:
+            with contextlib.suppress(TerminalTimeout):
+                self.wait_exit(self.clock.now_ms() + _EXIT_AFTER_EOF_MS)
+        return self.exit_code
 
     def drain(self) -> None:
         """Read whatever output is already waiting, without waiting for more."""

@@ -1,6 +1,7 @@
 """``scenarist validate | timeline | schema``: the scenario format on the command line.
 
-Exit codes: 0 ok, 1 a scenario is invalid, 2 usage error. Imports stay light (no web
+Exit codes (docs/cli.md): 0 ok, 1 ``validate`` found an invalid scenario, 2 a usage or input
+error (for ``timeline``, a scenario that does not load is input). Imports stay light (no web
 frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Python does.
 """
 
@@ -12,13 +13,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from scenarist.scenario.cli_parser import (
+    EXIT_USAGE,
     Parser,
     add_defines,
+    add_format,
     add_outside_paths,
+    add_speed,
+    checked_speed,
     define_symbols,
+    output_file,
     run,
     scenario_paths,
-    speed_problem,
+    write_output,
 )
 from scenarist.scenario.select_cli import select_main
 
@@ -154,9 +160,10 @@ def timeline_main(argv: Sequence[str]) -> int:
     """Print a scenario's compiled schedule: a table, or ``--json`` beats ordered by time."""
     parser = Parser(prog="scenarist timeline", description="Show the compiled timeline.")
     parser.add_argument("path", metavar="FILE", help="a scenario file")
-    parser.add_argument("--json", action="store_true", help="a JSON array of beats")
-    parser.add_argument("--speed", type=float, default=1.0, metavar="F",
-                        help="scale times by F (> 0; raised to at least 0.01; < 1 is faster)")
+    add_format(parser, ("text", "json"), "a table, or a JSON array of beats")
+    parser.add_argument("--json", dest="format", action="store_const", const="json",
+                        help="the same as --format json")
+    add_speed(parser, what="scale the times by F")
     add_defines(parser)
     add_outside_paths(parser)
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -169,10 +176,7 @@ def timeline_main(argv: Sequence[str]) -> int:
         from scenarist.scenario.load import load_scenario
         from scenarist.scenario.timeline import compile_timeline
 
-        problem = speed_problem("--speed", args.speed)
-        if problem is not None:
-            parser.error(problem)
-        speed = clamp_speed(args.speed)  # the player's rule, so the table shows what plays
+        speed = clamp_speed(checked_speed(parser, args))  # the player's rule, so the table shows what plays
         symbols = define_symbols(parser, args)
         try:
             scenario = load_scenario(args.path, defines=symbols, strict=args.strict,
@@ -180,7 +184,7 @@ def timeline_main(argv: Sequence[str]) -> int:
         except ScenarioError as exc:
             for issue in exc.issues:
                 print(issue, file=sys.stderr)
-            return 1
+            return EXIT_USAGE
         for issue in scenario.warnings:
             print(issue, file=sys.stderr)
         timeline = compile_timeline(scenario)
@@ -188,7 +192,7 @@ def timeline_main(argv: Sequence[str]) -> int:
             return round(schedule_ms(at_ms, t0_ms=0.0, speed=speed))
 
         rows = [beat_json(b, played(b.at_ms)) for b in timeline.beats]
-        if args.json:
+        if args.format == "json":
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=1, default=str)
             sys.stdout.write("\n")
             return 0
@@ -214,13 +218,9 @@ def schema_main(argv: Sequence[str]) -> int:
         from scenarist.scenario.schema import scenario_schema
 
         text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"
-        if args.output:
-            try:
-                with open(args.output, "w", encoding="utf-8") as f:
-                    f.write(text)
-            except OSError as exc:
-                print(f"scenarist schema: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
-                return 1
+        output = output_file(parser, "--output", args.output)
+        if output is not None:
+            write_output(parser, "--output", output, text)
         else:
             sys.stdout.write(text)
         return 0

@@ -90,10 +90,13 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     _confine_patches(report, events)
     check_sessions(report, root, acp, events)
     legacy = report.string(root, "initialPrompt", "")
+    terminal_ref = report.string(root, "terminalRef", "")
+    if terminal_ref:  # the runner's terminal profile: a file next to the scenario, like media
+        report.local_path(root, "terminalRef", "", terminal_ref, "terminalRef")
     scenario = Scenario(
         name=name or "", timeline=tuple(events), tags=report.strings(root, "tags", ""),
         description=report.string(root, "description", ""),
-        terminal_ref=report.string(root, "terminalRef", ""), repo=repo, ah=ah, server=server,
+        terminal_ref=terminal_ref, repo=repo, ah=ah, server=server,
         acp=acp, expect=expect, compat=report.mapping(root, "compat", "") or {},
         initial_prompt=legacy, effective_initial_prompt=effective_initial_prompt(events, legacy),
         source_path=source_path, warnings=[],

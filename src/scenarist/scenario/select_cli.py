@@ -1,6 +1,7 @@
 """``scenarist select``: which scenario a prompt (or a name) selects, and how close it was.
 
-Exit codes: 0 selected, 1 nothing can be selected or a scenario is invalid, 2 usage error.
+Exit codes (docs/cli.md): 0 selected, 1 nothing can be selected, 2 a usage or input error
+(a scenario that does not load, a tag no scenario carries).
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from scenarist.scenario.cli_parser import (
+    EXIT_FAILED,
+    EXIT_USAGE,
     Parser,
     add_defines,
+    add_format,
     add_outside_paths,
+    add_tags,
     define_symbols,
     run,
     scenario_paths,
+    select_tags,
 )
 
 __all__ = ["select_main", "selection_json"]
@@ -46,9 +52,12 @@ def select_main(argv: Sequence[str]) -> int:
                         metavar="PATH", required=True,
                         help="scenario file or folder (repeatable; folders are read recursively)")
     parser.add_argument("-n", "--name", help="select this scenario by its exact name")
+    add_tags(parser)
     add_defines(parser)
     add_outside_paths(parser)
-    parser.add_argument("--json", action="store_true", help="print the selection as JSON")
+    add_format(parser, ("text", "json"), "the selection as text or as JSON")
+    parser.add_argument("--json", dest="format", action="store_const", const="json",
+                        help="the same as --format json")
 
     def body(args: argparse.Namespace) -> int:
         from scenarist.scenario.errors import ScenarioError
@@ -67,13 +76,17 @@ def select_main(argv: Sequence[str]) -> int:
                 print(issue, file=sys.stderr)
             print("scenarist select: fix the scenario(s) above (see 'scenarist validate')",
                   file=sys.stderr)
-            return 1
+            return EXIT_USAGE
+        try:
+            scenarios = select_tags(scenarios, args.tags)
+        except ValueError as exc:
+            parser.error(str(exc))
         try:
             selection = ScenarioIndex(scenarios).select(name=args.name, prompt=args.prompt)
         except SelectionError as exc:
             print(f"scenarist select: {exc}", file=sys.stderr)
-            return 1
-        if args.json:
+            return EXIT_FAILED
+        if args.format == "json":
             import json
 
             print(json.dumps(selection_json(selection), ensure_ascii=False, indent=2))

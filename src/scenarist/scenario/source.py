@@ -44,6 +44,7 @@ __all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "MISSING", "Source", "parse_yaml"]
 
 #: Deepest nesting of lists and mappings a scenario may use (the root mapping is level 1).
 MAX_DEPTH = 100
+_TOO_DEEP = f"the document nests lists and mappings more than {MAX_DEPTH} levels deep"
 #: Most nodes that aliases may add to a document: each ``*name`` counts every scalar,
 #: list and mapping (keys included) of what ``&name`` marks, aliases inside it expanded.
 MAX_ALIAS_NODES = 100_000
@@ -155,8 +156,7 @@ def _compose(parser: Any) -> YamlNode | None:
             children.append(event)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
-                raise LimitError(f"the document nests lists and mappings more than {MAX_DEPTH} "
-                                 "levels deep", "flatten the structure", event.start_mark)
+                raise LimitError(_TOO_DEEP, "flatten the structure", event.start_mark)
             count += 1
             tag = event.tag
             kind = MappingNode if cls is MappingStartEvent else SequenceNode
@@ -476,6 +476,11 @@ def parse_yaml(text: str, file: str, *, parser_class: Callable[[str], Any] | Non
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = exc.problem or "invalid YAML"
+        if "nesting depth" in problem:
+            # PyYAML >= 6.0.4 refuses deep flow nesting while scanning ahead, before our own
+            # composer reaches MAX_DEPTH: the same refusal, told the same way.
+            source.issue(_TOO_DEEP, "flatten the structure", line, col)
+            return source
         context = f" {exc.context}" if exc.context else ""
         hint = ("a scenario file holds one YAML document; remove the extra '---'"
                 if "single document" in str(exc) else

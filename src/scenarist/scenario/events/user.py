@@ -1,5 +1,5 @@
-"""The user's events: ``userInputs`` (prompts, checked against the ACP capabilities),
-``userEdits``, ``applyPatch``, ``userCommand`` and ``userCancelSession``.
+"""The user's events: ``userInputs`` (prompts, checked against the ACP capabilities; the
+named keys of those typed into a terminal checked against the key names), ``userEdits``, ``applyPatch``, ``userCommand`` and ``userCancelSession``.
 
 ``applyPatch`` (the spec's top-level example) is read here because it is a ``userEdits``
 that may also commit: a change to the workspace that comes from outside the agent, played
@@ -12,6 +12,7 @@ from typing import Any
 from scenarist.scenario.content import parse_content
 from scenarist.scenario.events.context import Handler, ItemContext, read_time
 from scenarist.scenario.events.control import expected_response
+from scenarist.scenario.keys import key_problem, key_tokens
 from scenarist.scenario.model import (
     ApplyPatch,
     AudioContent,
@@ -26,6 +27,7 @@ from scenarist.scenario.model import (
     UserEdits,
     UserInput,
     UserInputs,
+    content_text,
 )
 from scenarist.scenario.report import join
 from scenarist.scenario.source import MISSING
@@ -72,6 +74,18 @@ def _prompt_content(ctx: ItemContext, holder: Any, key: Any,
     return tuple(out)
 
 
+def _check_keys(ctx: ItemContext, holder: Any, key: Any, path: str,
+                content: tuple[ContentBlock, ...], target: str | None) -> None:
+    """Refuse a ``<...>`` meant as a key that names none, in an input the test executor
+    types (target tui, cli or none): typed literally, it would fail far from its cause."""
+    if target not in (None, "tui", "cli"):
+        return
+    for token in key_tokens(content_text(content)):
+        problem = key_problem(token)
+        if problem is not None:
+            ctx.report.error(holder, key, join(path, key), *problem)
+
+
 def user_inputs(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
                 ipath: str) -> Event | None:
     report = ctx.report
@@ -91,6 +105,7 @@ def user_inputs(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, pa
                 continue
             at = read_time(ctx.report, entry, 0, epath, "relativeTime")
             content = _prompt_content(ctx, entry, 1, epath)
+            _check_keys(ctx, entry, 1, epath, content, target)
             inputs.append(UserInput(at, content, None, None, target, line, col))
         elif isinstance(entry, dict):
             report.unknown_keys(entry, ("relativeTime", "timestamp", "input", "_meta",
@@ -103,6 +118,7 @@ def user_inputs(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, pa
                 continue
             content = _prompt_content(ctx, entry, "input", epath)
             entry_target = report.choice(entry, "target", epath, TARGETS, target)
+            _check_keys(ctx, entry, "input", epath, content, entry_target)
             inputs.append(UserInput(at, content, report.meta(entry, epath),
                                     expected_response(ctx, entry, "expectedResponse", epath),
                                     entry_target, line, col))

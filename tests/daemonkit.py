@@ -1,4 +1,4 @@
-"""A hostile program for the process-hygiene tests of every front end (fixture ``daemons``).
+"""A hostile program for the process-hygiene tests of every front end (fixture ``daemons``; imported as ``daemonkit``).
 
 It double-forks a daemon that calls ``setsid``, ignores SIGTERM, keeps the inherited stdio
 and sleeps for a minute, then returns once the daemon runs. The daemon's command line carries
