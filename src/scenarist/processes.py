@@ -8,10 +8,8 @@ nothing the child starts can slip out of it, not even a double-forked daemon tha
 reaped) and says what it found, pid and command line, so a caller can report it::
 
     tree = ProcessTree()
-    proc = subprocess.Popen(argv, env=tree.environ(env), preexec_fn=tree.enter,
-                            start_new_session=True)
-    tree.adopt(proc.pid)
-    ...
+    proc = tree.popen(argv, env=env)   # or: env=tree.environ(env), preexec_fn=tree.enter,
+    ...                                #     start_new_session=True, then tree.adopt(pid)
     stopped = tree.stop()          # (ProcessInfo(pid, cmdline), ...) of what was running
 
 :func:`run_command` does all of that for a command that is waited for (a tool call, a user command).
@@ -49,10 +47,10 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "MARKER",
@@ -252,6 +250,22 @@ class ProcessTree:
                 finally:
                     os.close(fd)
 
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
+        """:class:`subprocess.Popen` for the tree's child: a session of its own, the marker in
+        its environment (``env``, default ours), the cgroup joined before ``exec``, adopted.
+        ``OSError`` if it cannot be started (the tree is closed then)."""
+        env = kwargs.pop("env", None)
+        try:
+            proc: subprocess.Popen[Any] = subprocess.Popen(
+                argv, env=self.environ(env), preexec_fn=self.enter, start_new_session=True,
+                **kwargs,
+            )
+        except BaseException:
+            self.close()
+            raise
+        self.adopt(proc.pid)
+        return proc
+
     def adopt(self, pid: int) -> None:
         """The child has been started as ``pid``. If it did not get into the cgroup (a
         hierarchy that refuses moves), fall back to the ``/proc`` search."""
@@ -409,21 +423,9 @@ def run_command(
     ``OSError`` if it cannot be started."""
     tree = ProcessTree()
     with tempfile.TemporaryFile() as sink:
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=tree.environ(env),
-                stdin=subprocess.DEVNULL,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=tree.enter,
-            )
-        except BaseException:
-            tree.close()
-            raise
-        tree.adopt(proc.pid)
+        proc = tree.popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT
+        )
         timed_out = False
         try:
             proc.wait(timeout=timeout_s)

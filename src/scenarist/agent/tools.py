@@ -376,11 +376,8 @@ class Tools:
         log = os.path.join(self._logs, shell_id)
         tree = ProcessTree()
         with open(log, "wb") as sink:
-            proc = subprocess.Popen([_SHELL, "-c", command], cwd=cwd, env=tree.environ(env),
-                                    stdin=subprocess.DEVNULL, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=tree.enter)
-        tree.adopt(proc.pid)
+            proc = tree.popen([_SHELL, "-c", command], cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
         self._shells[shell_id] = _Background(proc, tree, log)
         return Outcome(True, f"started in the background as {shell_id}", background=True)
 

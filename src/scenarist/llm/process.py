@@ -179,22 +179,15 @@ def start_server(
     """
     argv = server_argv(scenarios, *args, workspace=workspace, command=command)
     tree = ProcessTree()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            env=tree.environ(None if env is None else {**os.environ, **env}),
-            cwd=cwd,
-            preexec_fn=tree.enter,
-        )
-    except BaseException:
-        tree.close()
-        raise
-    tree.adopt(proc.pid)
+    proc = tree.popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=None if env is None else {**os.environ, **env},
+        cwd=cwd,
+    )
     found: list[str] = []
     errors: list[str] = []
     ready = threading.Event()
