@@ -10,10 +10,12 @@ named on the command line and is not collected at all without it::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from daemonkit import Daemons
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
@@ -100,3 +102,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     tests/node; a plain ``pip install -e '.[test]'`` has none of them."""
     if item.get_closest_marker("real_agent") is not None:
         missing_install(NODE_MODULES / ".package-lock.json", "tests/node (npm ci)")
+
+
+@pytest.fixture
+def daemons(tmp_path: Path) -> Iterator[Daemons]:
+    """A hostile program that leaves a double-forked ``setsid`` daemon behind; whatever the
+    test's subject failed to stop is killed afterwards (a test stops what it starts)."""
+    found = Daemons(tmp_path)
+    yield found
+    found.kill_all()

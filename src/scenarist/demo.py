@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 import httpx
 
 from scenarist.errors import UsageError
+from scenarist.processes import run_command
 
 DEFAULT_SCENARIO = "hello-codex.yaml"
 MAX_TURNS = 25
@@ -231,9 +233,10 @@ class Agent:
 def run_tool(name: str, args: dict[str, Any], workspace: Path) -> tuple[str, bool]:
     """Execute a Claude-style tool call inside ``workspace``: (output, is_error)."""
     if name == "Bash":
-        done = subprocess.run(args["command"], shell=True, cwd=workspace, capture_output=True,
-                              text=True, timeout=60, stdin=subprocess.DEVNULL)
-        return done.stdout + done.stderr, done.returncode != 0
+        done = run_command(["/bin/sh", "-c", args["command"]], cwd=workspace,
+                           env=os.environ, timeout_s=60)
+        note = "\n(killed after the 60 s timeout)" if done.timed_out else ""
+        return done.output.decode("utf-8", "replace") + note, done.returncode != 0
     path = _inside(workspace, args["file_path"])
     if name == "Read":
         return path.read_text(encoding="utf-8"), False

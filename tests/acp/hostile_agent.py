@@ -44,9 +44,11 @@ class Agent:
         self.write_summary()
 
     def write_summary(self) -> None:
-        with open(self.summary, "w") as out:
+        """Written whole or not at all: acp-test may stop this agent at any moment."""
+        with open(self.summary + ".tmp", "w") as out:
             json.dump({"sent": self.sent, "unanswered": sorted(self.waiting),
                        "child": self.child.pid}, out)
+        os.replace(self.summary + ".tmp", self.summary)
 
     def out(self, data: bytes) -> None:
         os.write(1, data + b"\n")

@@ -20,6 +20,7 @@ from acpkit import (
     write_scenario,
 )
 
+from daemonkit import Daemons
 from scenarist.acp.client import AcpTestOptions, format_report, run_report
 from scenarist.acp.workspace import Workspace
 from scenarist.scenario import load_scenario
@@ -215,3 +216,28 @@ def test_tag_picks_scenarios_and_a_failure_reaches_junit_with_the_agent_stderr(
     assert '"name": "load-session"' in line and '"outcome": "failed"' in line
     failure = ET.parse(junit).getroot().find(".//failure")
     assert failure is not None and "the agent gave up" in (failure.text or "")
+
+
+def test_nothing_the_agent_started_outlives_acp_test(tmp_path: Path, daemons: Daemons) -> None:
+    scenario = EXAMPLES / "acp-capabilities.yaml"
+    agent = shlex.join(agent_command("--speed", "0.01", "--scenario", str(scenario)))
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent",
+         f"sh -c {shlex.quote(f'{daemons.command}; exec {agent}')}", "--scenario",
+         str(scenario), "--speed", "0.01", "--timeout", "60"],
+        env=child_env(), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert daemons.alive() == []
+    assert "stopped at the end (still running): " in done.stdout and daemons.marker in done.stdout
+
+
+def test_an_agent_that_never_answers_is_stopped_with_its_daemon_at_the_timeout(
+        tmp_path: Path, daemons: Daemons) -> None:
+    scenario = write_scenario(tmp_path, "name: x\ntimeline:\n  - userInputs: [[0, hi]]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarist", "acp-test", "--agent",
+         f"sh -c {shlex.quote(f'{daemons.command}; sleep 60')}", "--scenario", str(scenario),
+         "--timeout", "3"],
+        env=child_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "no end after 3" in done.stdout, done.stdout + done.stderr
+    assert daemons.alive() == []

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled, gone, running
 
+from daemonkit import Daemons
 from scenarist.llm.process import stop_group
 from scenarist.scenario import load_scenario
 
@@ -312,3 +313,23 @@ def test_stopping_the_agent_stops_every_tool_process(tmp_path: Path, signum: int
         stop_group(proc)
     assert proc.returncode == 128 + signum
     assert all(gone(pid) for pid in children)
+
+
+def test_nothing_a_command_started_outlives_the_agent(tmp_path: Path, daemons: Daemons) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    scenario = tmp_path / "daemons.yaml"
+    scenario.write_text(f"""name: daemons
+timeline:
+  - userInputs:
+      - [0, "start things"]
+  - runCmd:
+      cmd: "{daemons.command}; echo foreground"
+      result: foreground
+  - runCmd:
+      cmd: "{daemons.command}; echo background; sleep 60"
+      run_in_background: true
+""")
+    result = agent("--scenario", scenario, "--workspace", work, "--speed", "0.01")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert daemons.alive() == []

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from agentkit import gone
 
+from daemonkit import Daemons
 from scenarist.agent.compare import check_edit, check_tool, normalise
 from scenarist.agent.tools import MAX_OUTPUT, Outcome, Tools, describe, describe_edit
 from scenarist.agent.workspace import Workspace
@@ -152,7 +153,7 @@ def test_run_cmd_exit_code_cwd_and_background_shells(tools: Tools, tmp_path: Pat
     assert output.output == "two\n" and output.exit_code is None  # still running
     assert run(tools, "  - killShell: {shell_id: shell-1}").ok
     again = run(tools, "  - bashOutput: {bash_id: shell-1}")
-    assert again.output == "" and again.exit_code == -9  # nothing new; killed
+    assert again.output == "" and again.exit_code == -15  # nothing new; stopped (SIGTERM)
     unknown = run(tools, "  - bashOutput: {bash_id: shell-9}")
     assert not unknown.ok and "no background shell 'shell-9' (running: shell-1)" in unknown.output
 
@@ -235,6 +236,16 @@ def test_a_command_is_done_when_it_exits_even_if_a_child_keeps_its_output(
     assert done.ok and not done.timed_out and done.output == "started\n"
     child = int((tmp_path / "child").read_text())
     assert gone(child)  # killed with the command's group
+    assert [p.pid for p in done.stopped] == [child]
+
+
+def test_a_double_forked_daemon_of_a_command_is_stopped_and_reported(
+        tools: Tools, daemons: Daemons) -> None:
+    done = run(tools, f"  - runCmd: {{cmd: '{daemons.command}; echo started'}}")
+    assert done.ok and done.output == "started\n"
+    assert daemons.alive() == []
+    (daemon,) = done.stopped
+    assert daemons.marker in daemon.cmdline
 
 
 

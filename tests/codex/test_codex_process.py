@@ -4,25 +4,36 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import select
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 from codexkit import FAKE_CODEX, subprocess_env
 
 
-def _spawn(*argv: str) -> subprocess.Popen[bytes]:
+def _sigint_default() -> None:
+    """In the child: SIGINT back to its default. A test run that is itself a background job
+    of a script has SIGINT ignored, and an ignored signal that lands before fake-codex's
+    first line runs is dropped by the kernel (the test for that case sends it later)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _spawn(*argv: str, preexec_fn: Any = _sigint_default) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [str(FAKE_CODEX), *argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=subprocess_env(),
+        env=subprocess_env(PYTHONFAULTHANDLER="1"),
         start_new_session=True,  # own process group, so cleanup can kill it whole
         bufsize=0,  # unbuffered pipes: select() then sees every line that is ready
+        preexec_fn=preexec_fn,
     )
 
 
@@ -45,11 +56,12 @@ def _read_until(proc: subprocess.Popen[bytes], etype: str) -> list[dict]:
 
 
 @pytest.fixture
-def interactive():
+def fake_codex():
+    """``fake_codex(*argv)`` starts it; every one started is stopped after the test."""
     procs: list[subprocess.Popen[bytes]] = []
 
-    def start(*argv: str) -> subprocess.Popen[bytes]:
-        proc = _spawn("--interactive", "--seed", "3", *argv)
+    def start(*argv: str, preexec_fn: Any = _sigint_default) -> subprocess.Popen[bytes]:
+        proc = _spawn(*argv, preexec_fn=preexec_fn)
         procs.append(proc)
         return proc
 
@@ -61,6 +73,11 @@ def interactive():
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def interactive(fake_codex):
+    return lambda *argv: fake_codex("--interactive", "--seed", "3", *argv)
 
 
 def test_console_script_and_scenarist_subcommand_agree() -> None:
@@ -118,19 +135,84 @@ def test_interactive_answers_each_line_as_it_arrives(interactive) -> None:
     assert proc.stdout is not None and proc.stdout.read() == b""
 
 
-@pytest.mark.parametrize(
-    ("sig", "codes"), [(signal.SIGTERM, {-signal.SIGTERM}), (signal.SIGINT, {130})]
-)
+SIGNALS = [(signal.SIGTERM, {-signal.SIGTERM}), (signal.SIGINT, {130})]
+ENDED_S = 30.0  # a liveness bound, generous for a busy machine; nothing asserts on speed
+
+
+def _ends(proc: subprocess.Popen[bytes], codes: set[int]) -> None:
+    """``proc`` ends with one of ``codes`` and says nothing about it (no traceback)."""
+    assert proc.wait(timeout=ENDED_S) in codes
+    assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.parametrize(("sig", "codes"), SIGNALS)
 def test_signals_end_an_idle_interactive_run_quietly(interactive, sig, codes) -> None:
     proc = interactive()
     assert proc.stdin is not None and proc.stderr is not None
     proc.stdin.write(b"hello\n")
     proc.stdin.flush()
     _read_until(proc, "task_complete")
-    time.sleep(0.05)  # let it block on the next read (not a timing assertion)
+    time.sleep(0.05)  # most likely blocked on the next read; anywhere else must do as well
     proc.send_signal(sig)
-    assert proc.wait(timeout=30) in codes
-    assert b"Traceback" not in proc.stderr.read()
+    _ends(proc, codes)
+
+
+@pytest.mark.parametrize(("sig", "codes"), SIGNALS)
+def test_signals_end_a_run_blocked_writing(fake_codex, sig, codes) -> None:
+    proc = fake_codex("--seed", "1")
+    assert proc.stdin is not None
+    proc.stdin.write(("help " + "; ".join(["message " + "x" * 200] * 3000)).encode())
+    proc.stdin.close()
+    _read_line(proc)  # it writes far more than the pipe holds, and nobody reads the rest
+    proc.send_signal(sig)
+    _ends(proc, codes)
+
+
+@pytest.mark.parametrize(("sig", "codes"), SIGNALS)
+def test_signals_end_a_paced_run(fake_codex, sig, codes) -> None:
+    proc = fake_codex("--seed", "1", "--cadence-ms", "60000", "help message hi")
+    _read_line(proc)  # now it waits a minute before the next line
+    proc.send_signal(sig)
+    _ends(proc, codes)
+
+
+@pytest.mark.parametrize(("sig", "codes"), SIGNALS)
+def test_signals_end_it_even_when_sigint_was_ignored_by_its_parent(
+        fake_codex, sig, codes) -> None:
+    """A background job of a script starts with SIGINT ignored; fake-codex still obeys it."""
+    proc = fake_codex("--interactive", preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                        signal.SIG_IGN))
+    assert proc.stdin is not None
+    proc.stdin.write(b"hello\n")
+    proc.stdin.flush()
+    _read_until(proc, "task_complete")
+    proc.send_signal(sig)
+    _ends(proc, codes)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_signal_during_start_up_ends_it(interactive, sig, seed) -> None:
+    """Anywhere from the interpreter's first instruction on: before the handler is set the
+    interpreter's own reaction ends it (SIGINT: killed, or exit 1 from ``site``), after it
+    fake-codex's. The window between ``fork`` and ``exec`` belongs to the spawner (a signal
+    there is taken by the parent's handler copy), so the signal waits for the ``exec``."""
+    proc = interactive()
+    deadline = time.monotonic() + ENDED_S
+    while b"fake-codex" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "fake-codex was not exec'd"
+        time.sleep(0.001)
+    time.sleep(random.Random(seed).uniform(0, 0.3))
+    proc.send_signal(sig)
+    codes = {130, -signal.SIGINT, 1} if sig == signal.SIGINT else {-signal.SIGTERM}
+    try:
+        code = proc.wait(timeout=ENDED_S)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: where it was, on stderr
+        proc.wait(timeout=ENDED_S)
+        assert proc.stderr is not None
+        raise AssertionError(proc.stderr.read().decode(errors="replace")) from None
+    assert code in codes
 
 
 def test_broken_pipe_is_quiet() -> None:

@@ -18,6 +18,8 @@ import httpx
 from hubkit import AGENTS, kill_leftover, wait_gone
 from websockets.asyncio.client import connect
 
+from daemonkit import Daemons
+
 LINE = re.compile(r"^hub on http://(?P<host>[^:/]+):(?P<port>\d+)/\?token=(?P<token>\S+)$")
 
 
@@ -64,22 +66,25 @@ def test_prints_the_url_binds_loopback_and_serves_the_page() -> None:
         proc.wait(timeout=30)
 
 
+async def _command_until(hub: re.Match[str], agent: str, fragment: str) -> str:
+    """Send ``agent`` a command through the hub; the first stdout frame holding ``fragment``."""
+    async with connect(f"ws://127.0.0.1:{hub['port']}/ws?token={hub['token']}") as ws:
+        await ws.send(json.dumps({"type": "command", "agent": agent, "text": "x"}))
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if msg["type"] == "stdout" and fragment in msg["data"]:
+                return str(msg["data"])
+
+
 def test_shutdown_kills_running_agents_and_their_children(tmp_path: Path) -> None:
     config = tmp_path / "hub.toml"
     config.write_text(f'[agents.fork]\nargv = [{json.dumps(sys.executable)}, '
                       f'{json.dumps(str(AGENTS / "fork_agent.py"))}]\n')
 
-    async def start_fork(port: int, token: str) -> int:
-        async with connect(f"ws://127.0.0.1:{port}/ws?token={token}") as ws:
-            await ws.send(json.dumps({"type": "command", "agent": "fork", "text": "x"}))
-            while True:
-                msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
-                if msg["type"] == "stdout" and "grandchild" in msg["data"]:
-                    return int(msg["data"].split()[1])
-
     with hub_process("--config", str(config), "--token", "fixed-token-123") as (proc, m):
         assert m["token"] == "fixed-token-123"
-        grandchild = asyncio.run(start_fork(int(m["port"]), m["token"]))
+        line = asyncio.run(_command_until(m, "fork", "grandchild"))
+        grandchild = int(line.split()[1])
         try:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=30)
@@ -124,3 +129,16 @@ def test_help_names_every_option() -> None:
     assert result.returncode == 0
     for option in ("--host", "--port", "--config", "--token", "--timeout-s", "--allow-origin"):
         assert option in result.stdout
+
+
+def test_shutdown_stops_a_daemon_an_agent_left(tmp_path: Path, daemons: Daemons) -> None:
+    config = tmp_path / "hub.toml"
+    argv = ["sh", "-c", f"{daemons.command}; echo ready; exec cat"]
+    config.write_text(f"[agents.daemon]\nargv = {json.dumps(argv)}\n")
+
+    with hub_process("--config", str(config)) as (proc, m):
+        asyncio.run(_command_until(m, "daemon", "ready"))
+        assert len(daemons.alive()) == 1
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    assert daemons.alive() == []

@@ -7,8 +7,9 @@ import sys
 
 from hubkit import agent, kill_leftover, process_gone, wait_gone
 
+from daemonkit import Daemons
 from scenarist.hub.config import AgentSpec
-from scenarist.hub.process import READ_BYTES, AgentProcess, StdinError, group_alive
+from scenarist.hub.process import READ_BYTES, AgentProcess, StdinError
 from scenarist.hub.protocol import OutputStream
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py
@@ -50,7 +51,7 @@ async def test_streams_stdout_and_stderr_and_reports_the_exit_code() -> None:
     assert rec.text() == "echo: hello\necho: exit\n"
     assert rec.text("stderr") == "err: hello\nerr: exit\n"
     assert rec.exits == [(3, None)]
-    assert not group_alive(proc.pid)
+    assert not proc.tree.alive()
     try:
         proc.write("late\n")
     except StdinError as exc:
@@ -95,7 +96,7 @@ async def test_kill_takes_down_the_grandchild_that_ignores_sigterm() -> None:
         assert proc.killed
         assert await wait_gone(grandchild)
         assert rec.exits == [(None, "SIGTERM")]  # the leader obeyed SIGTERM
-        assert not group_alive(proc.pid)
+        assert not proc.tree.alive()
     finally:
         kill_leftover(grandchild)
 
@@ -130,3 +131,24 @@ async def test_missing_program_raises_file_not_found() -> None:
         pass
     else:
         raise AssertionError("expected FileNotFoundError")
+
+
+async def test_a_daemon_left_by_an_agent_that_exits_is_stopped_and_listed(daemons: Daemons) -> None:
+    rec = Recorder()
+    spec = AgentSpec("daemon", ("sh", "-c", f"{daemons.command}; echo ready"))
+    proc = await start(spec, rec, grace_s=5.0)
+    await asyncio.wait_for(proc.finished.wait(), 20)  # the leader's grace is not waited out
+    assert rec.exits == [(0, None)]
+    assert daemons.alive() == []
+    (daemon,) = proc.stopped
+    assert daemons.marker in daemon.cmdline
+
+
+async def test_kill_stops_a_daemon_the_agent_started(daemons: Daemons) -> None:
+    rec = Recorder()
+    spec = AgentSpec("daemon", ("sh", "-c", f"{daemons.command}; echo ready; exec cat"))
+    proc = await start(spec, rec, grace_s=0.5)
+    await rec.wait_for("ready")
+    await asyncio.wait_for(proc.kill(), 20)
+    assert daemons.alive() == []
+    assert len(proc.stopped) == 2  # cat and the daemon

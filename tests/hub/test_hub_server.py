@@ -21,6 +21,7 @@ from hubkit import (
 )
 from websockets.asyncio.client import connect
 
+from daemonkit import Daemons
 from scenarist.hub.config import AgentSpec, Limits
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py
@@ -252,3 +253,12 @@ async def test_hub_shutdown_kills_every_agent_and_their_children() -> None:
 
 def test_test_agents_exist() -> None:
     assert (AGENTS / "fork_agent.py").is_file() and sys.executable
+
+
+async def test_nothing_an_agent_started_outlives_the_hub(daemons: Daemons) -> None:
+    spec = AgentSpec("daemon", ("sh", "-c", f"{daemons.command}; echo ready; exec cat"))
+    async with running_hub(make_config(spec)) as hub, client(hub) as c:
+        await c.send(type="command", agent="daemon", text="hi")
+        await c.until(lambda m: "ready" in text_of(c.seen))
+        assert len(daemons.alive()) == 1
+    assert daemons.alive() == []

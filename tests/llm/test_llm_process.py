@@ -12,6 +12,7 @@ import httpx
 import pytest
 from llm_agents import SCENARIOS
 
+from daemonkit import Daemons
 from scenarist.llm.process import ServerStartError, run_server, server_argv, stop_group
 
 
@@ -103,3 +104,18 @@ def test_importing_it_loads_no_web_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_daemon_the_server_started_is_stopped_with_it(tmp_path: Path, daemons: Daemons) -> None:
+    # sitecustomize runs in the server's interpreter at start-up and leaves a daemon behind
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os, subprocess\n"
+        "if not os.environ.get('DAEMON_STARTED'):\n"
+        "    os.environ['DAEMON_STARTED'] = '1'\n"
+        f"    subprocess.run({daemons.argv!r}, check=True)\n")
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    with run_server(SCENARIOS / "shell_and_patch.yaml", env={"PYTHONPATH": path}) as server:
+        (daemon,) = daemons.alive()
+    assert daemons.alive() == []
+    assert daemon in [p.pid for p in server.stopped]
+    assert server.process.returncode == 0  # the server itself still stops cleanly on SIGTERM

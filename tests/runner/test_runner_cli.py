@@ -9,6 +9,8 @@ from pathlib import Path
 
 from runnerkit import SCENARIOS, golden_copy, write_scenario
 
+from daemonkit import Daemons
+
 
 def scenarist(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scenarist", *args], cwd=cwd,
@@ -79,3 +81,16 @@ timeline:
     runs = list((tmp_path / "target" / "tmp" / "scenarist" / "home_kind" / "100x30").iterdir())
     assert len(runs) == 1 and not (runs[0] / "workspace" / "target").exists()
 
+def test_a_passing_run_shows_and_stops_the_daemon_its_program_left(
+        tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "daemon", f"""
+ah: {{cmd: sh, flags: ['-c', '{daemons.command}; echo started; read line']}}
+timeline:
+  - assert:
+      text: {{contains: [started]}}
+""")
+    done = scenarist("run", str(path), "--target", str(tmp_path / "target"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ daemon" in done.stdout and "left running, stopped:" in done.stdout
+    assert daemons.marker in done.stdout.replace("\n", "")
+    assert daemons.alive() == []

@@ -3,11 +3,13 @@ diffs and updates, clear errors for bad input."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 from runnerkit import running, write_scenario
 
+from daemonkit import Daemons
 from scenarist.runner import RunResult
 from scenarist.runner.terminal import session_processes
 
@@ -33,10 +35,45 @@ expect:
     assert "│working forever" in exit_check.message  # the screen as it was
     assert result.final_screen is not None and result.final_screen.lines[1] == "working forever"
     job = int(result.final_screen.lines[0].split()[1])  # in its own process group (set -m)
-    assert job in result.leftover  # found through the session, killed
-    assert not any(running(pid) for pid in result.leftover)
-    assert session_processes(result.leftover[0]) == []
+    stopped = [p.pid for p in result.leftover]
+    assert job in stopped and result.pid in stopped  # the program and its job, killed
+    assert job in [p.pid for p in result.left_behind]  # (and the loop's `sleep 1`)
+    assert not any(running(pid) for pid in stopped)
+    assert session_processes(result.pid) == []
     assert result.exit_code is not None and result.exit_code < 0  # ended by a signal
+
+
+def test_a_daemon_left_by_a_passing_run_is_stopped_and_listed(
+        scenarist_run: Run, tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "leaves-a-daemon", f"""
+ah:
+  cmd: sh
+  flags: ['-c', '{daemons.command}; echo started; read line']
+timeline:
+  - assert:
+      text: {{contains: started}}
+""")
+    result = scenarist_run(path)
+    assert result.outcome == "passed", result.failures
+    assert daemons.alive() == []
+    (daemon,) = result.left_behind  # not hidden by the pass
+    assert daemons.marker in daemon.cmdline
+    summary = json.loads((Path(result.log_dir) / "result.json").read_text())
+    assert {"pid": daemon.pid, "cmdline": daemon.cmdline} in summary["leftover"]
+
+
+def test_a_user_command_that_leaves_a_daemon_returns_and_the_daemon_is_stopped(
+        scenarist_run: Run, tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "command-daemon", f"""
+ah: {{cmd: sh, flags: ['-c', 'echo ready; read line']}}
+timeline:
+  - userCommand:
+      cmd: "{daemons.command}; echo done"
+""")
+    result = scenarist_run(path)
+    (step,) = result.steps
+    assert step.outcome == "passed" and "exit 0; left running, stopped:" in step.message
+    assert daemons.marker in step.message and daemons.alive() == []
 
 
 def test_a_screen_that_never_settles_fails_the_screenshot_with_the_screen(
@@ -57,7 +94,7 @@ timeline:
     assert "did not settle (it keeps writing" in shot.message
     assert "│spin go" in shot.message
     assert shot.capture is not None and "spin go" in shot.capture.lines
-    assert not any(running(pid) for pid in result.leftover)
+    assert not any(running(p.pid) for p in result.leftover)
 
 
 def test_a_program_that_never_becomes_ready_is_an_error_with_its_screen(
@@ -188,3 +225,22 @@ timeline:
     result = scenarist_run(path, agent="codex", agent_bin="node_modules/.bin/nope")
     assert result.errors == ("--agent-bin node_modules/.bin/nope: no executable there; give "
                              "the path of the 'codex' CLI",)
+
+def test_what_a_program_leaves_when_it_exits_is_stopped_then(
+        scenarist_run: Run, tmp_path: Path, daemons: Daemons) -> None:
+    path = write_scenario(tmp_path, "exits-leaving-a-daemon", f"""
+ah:
+  cmd: sh
+  flags: ['-c', '{daemons.command}; echo bye']
+timeline:
+  - userCommand:
+      relativeTime: 1000
+      cmd: "! grep -qs '[{daemons.marker[0]}]{daemons.marker[1:]}' /proc/[0-9]*/cmdline"
+expect:
+  exitCode: 0
+""")  # ([s]cenarist-…: grep's own command line does not match)
+    result = scenarist_run(path)
+    (check,) = result.steps
+    assert check.outcome == "passed", check.message  # gone before the run's end
+    (daemon,) = result.left_behind
+    assert daemons.marker in daemon.cmdline and result.exit_code == 0

@@ -56,7 +56,7 @@ def test_real_agent_tui_with_the_default_target_matches_its_golden(agent: str,
         ("screenshot", "passed")]
     assert result["steps"][-1]["message"] == "matches the golden"
     assert result["argv"][0] == str(BIN / agent)
-    assert not any(running(pid) for pid in result["leftover"])
+    assert not any(running(p["pid"]) for p in result["leftover"])
     workspace = run / "workspace"
     assert (workspace / "greeting.txt").read_text() == "hello from scenarist\n"
     assert (workspace / "notes" / "todo.md").read_text() == "# Todo\n- greet\n- wave\n"

@@ -18,7 +18,6 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from scenarist.acp.stdio import one_line_logging
 from scenarist.acp.turns import AcpScript, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
 from scenarist.play import Player
+from scenarist.processes import ProcessInfo, ProcessTree, describe
 from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
@@ -80,20 +80,19 @@ async def _exit_code(process: asyncio.subprocess.Process, within: float | None) 
     return process.returncode
 
 
-async def end_agent(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Close the agent's stdin, give it ``grace`` seconds to exit, then end its process
-    group (SIGTERM, SIGKILL 0.3 s later): nothing the agent started in its group outlives
-    the run. (The place to call a shared process-tree helper once there is one.)"""
+async def end_agent(process: asyncio.subprocess.Process, tree: ProcessTree,
+                    grace: float) -> tuple[ProcessInfo, ...]:
+    """Close the agent's stdin, give it ``grace`` seconds to exit, then stop everything it
+    started (:meth:`ProcessTree.stop`: SIGTERM, SIGKILL 0.5 s later, double-forked daemons
+    included); what was still running."""
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
     await _exit_code(process, grace)
-    for sig, wait in ((signal.SIGTERM, 0.3), (signal.SIGKILL, STOP_STEP_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        await _exit_code(process, wait)
-    with contextlib.suppress(TimeoutError):  # the pipes close once the group is gone
+    stopped = await asyncio.to_thread(tree.stop)
+    with contextlib.suppress(TimeoutError):  # the pipes close once the tree is gone
         await asyncio.wait_for(process.wait(), STOP_STEP_S)
+    return stopped
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +124,7 @@ class AcpTestReport:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     agent_stderr: list[str] = field(default_factory=list)
+    stopped: tuple[ProcessInfo, ...] = ()  # still running at the end (the agent or its leftovers)
 
     @property
     def ok(self) -> bool:
@@ -390,6 +390,7 @@ class _Run:
         self.prompts = 0
         self.retries = 0
         self.process: asyncio.subprocess.Process | None = None
+        self.tree: ProcessTree | None = None
         self.conn: acp.ClientSideConnection | None = None
         self.drain_task: asyncio.Task[None] | None = None
         self.refusals: list[str] = []
@@ -408,13 +409,20 @@ class _Run:
         self.refusals.append(f"line {line}: {refusal.log}")
 
     async def main(self) -> None:
-        """Start the agent in its own process group and play the session with it."""
+        """Start the agent in its own process tree and play the session with it."""
         command, *args = self.options.command
         env = {**os.environ, **(self.options.env or {})}
-        self.process = process = await asyncio.create_subprocess_exec(
-            command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env, cwd=str(self.workspace.root),
-            limit=STDIO_LIMIT, start_new_session=True)
+        self.tree = tree = ProcessTree()
+        try:
+            self.process = process = await asyncio.create_subprocess_exec(
+                command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=tree.environ(env),
+                cwd=str(self.workspace.root), limit=STDIO_LIMIT, start_new_session=True,
+                preexec_fn=tree.enter)
+        except BaseException:
+            tree.close()
+            raise
+        tree.adopt(process.pid)
         assert process.stdin is not None and process.stdout is not None
         lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
                              log=lambda _: None, on_refusal=self.refused)
@@ -442,7 +450,7 @@ class _Run:
     async def stop(self, grace: float) -> None:
         """End what the run started, each step bounded: the prompt in flight, the terminals,
         the connection, then the agent (``grace`` seconds to exit on its own after its
-        stdin closes) and its whole process group."""
+        stdin closes) and everything it started."""
         if self.prompt_task is not None and not self.prompt_task.done():
             self.prompt_task.cancel()
             await asyncio.wait({self.prompt_task}, timeout=STOP_STEP_S)
@@ -453,8 +461,8 @@ class _Run:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(STOP_STEP_S):
                     await self.conn.close()
-        if self.process is not None:
-            await end_agent(self.process, grace)
+        if self.process is not None and self.tree is not None:
+            self.report.stopped += await end_agent(self.process, self.tree, grace)
         if self.drain_task is not None:
             await asyncio.wait({self.drain_task}, timeout=STOP_STEP_S)
             self.drain_task.cancel()
@@ -657,6 +665,8 @@ def format_report(report: AcpTestReport) -> str:
         lines += [f"    {p}" for p in check.problems]
     failed = sum(not c.ok for c in report.checks)
     lines.append(f"{report.scenario}: {len(report.checks) - failed} passed, {failed} failed")
+    if report.stopped:
+        lines.append(f"stopped at the end (still running): {describe(report.stopped)}")
     if failed and report.agent_stderr:
         lines.append("agent stderr (last lines):")
         lines += [f"    {line}" for line in report.agent_stderr[-20:]]

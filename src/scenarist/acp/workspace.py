@@ -3,19 +3,21 @@
 Every path an agent names is mapped into the workspace folder: a path inside it stays, any
 other absolute path is re-rooted beneath it (``/tmp/x`` → ``WORKSPACE/tmp/x``), so a
 scenario written for ``/workspace/...`` runs anywhere and nothing outside is touched.
-Terminals run ``command args`` in their own process group inside the workspace, their
-output kept up to the agent's byte limit.
+Terminals run ``command args`` in a :class:`scenarist.processes.ProcessTree` of their own
+inside the workspace, their output kept up to the agent's byte limit; what a command leaves
+running is stopped when it exits.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import posixpath
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from scenarist.processes import ProcessTree
 
 __all__ = ["Terminal", "Workspace"]
 
@@ -23,6 +25,7 @@ __all__ = ["Terminal", "Workspace"]
 @dataclass(slots=True)
 class Terminal:
     process: asyncio.subprocess.Process
+    tree: ProcessTree
     limit: int | None
     output: bytearray = field(default_factory=bytearray)
     truncated: bool = False
@@ -79,13 +82,20 @@ class Workspace:
                     env: dict[str, str], limit: int | None) -> str:
         where = self.path(cwd) if cwd else self.root
         where.mkdir(parents=True, exist_ok=True)
-        process = await asyncio.create_subprocess_exec(
-            command, *args, cwd=where, env={**os.environ, **env},
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        tree = ProcessTree()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                command, *args, cwd=where, env=tree.environ({**os.environ, **env}),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                preexec_fn=tree.enter)
+        except BaseException:
+            tree.close()
+            raise
+        tree.adopt(process.pid)
         self._count += 1
         terminal_id = f"term-{self._count}"
-        terminal = Terminal(process, limit)
+        terminal = Terminal(process, tree, limit)
         terminal.reader = asyncio.create_task(self._pump(terminal))
         self.terminals[terminal_id] = terminal
         return terminal_id
@@ -106,15 +116,13 @@ class Workspace:
     async def wait(self, terminal_id: str) -> int:
         terminal = self.get(terminal_id)
         code = await terminal.process.wait()
+        await asyncio.to_thread(terminal.tree.stop)  # what it left, also holding its output
         if terminal.reader is not None:
             await terminal.reader
         return code
 
     def kill(self, terminal_id: str) -> None:
-        terminal = self.get(terminal_id)
-        if terminal.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(terminal.process.pid, signal.SIGKILL)
+        self.get(terminal_id).tree.send(signal.SIGKILL)
 
     async def release(self, terminal_id: str) -> None:
         self.kill(terminal_id)

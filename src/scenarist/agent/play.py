@@ -19,7 +19,6 @@ arrives (:class:`Pacer`), so the agent stays in step with a test executor that t
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO
@@ -37,6 +36,7 @@ from scenarist.agent.tools import (
 from scenarist.agent.workspace import Workspace
 from scenarist.errors import ScenaristError
 from scenarist.play import Clock, iter_sync
+from scenarist.processes import run_command
 from scenarist.scenario import (
     AgentEdits,
     AgentFileReads,
@@ -150,16 +150,13 @@ class Checkpoint:
         """Run it; the problem as one line, or None when it succeeded."""
         env = {**os.environ, "SCENARIST_CHECKPOINT": str(number),
                "SCENARIST_CHECKPOINT_TOOL": tool, "SCENARIST_WORKSPACE": workspace.root}
-        try:
-            proc = subprocess.run(self.command, shell=True, cwd=workspace.root, env=env,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=CHECKPOINT_TIMEOUT_S,
-                                  check=False)
-        except subprocess.TimeoutExpired:
+        done = run_command(["/bin/sh", "-c", self.command], cwd=workspace.root, env=env,
+                           timeout_s=CHECKPOINT_TIMEOUT_S)
+        if done.timed_out:
             return f"checkpoint command timed out after {CHECKPOINT_TIMEOUT_S} s"
-        if proc.returncode != 0:
-            tail = proc.stdout.decode("utf-8", "replace").strip().splitlines()[-1:]
-            return f"checkpoint command exited with {proc.returncode}" + (
+        if done.returncode != 0:
+            tail = done.output.decode("utf-8", "replace").strip().splitlines()[-1:]
+            return f"checkpoint command exited with {done.returncode}" + (
                 f": {tail[0]}" if tail else "")
         return None
 

@@ -21,7 +21,6 @@ would leave the workspace.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import difflib
 import fnmatch
 import json
@@ -29,7 +28,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -37,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scenarist.agent.workspace import AgentError, PathRefused, Workspace
+from scenarist.processes import ProcessInfo, ProcessTree, run_command
 from scenarist.scenario.model import AgentEdits, AgentToolUse
 from scenarist.scenario.tools import (
     BashOutput,
@@ -137,6 +136,8 @@ class Outcome:
     background: bool = False
     executed: bool = True  # False for simulated tools and refusals (no checkpoint)
     change: FileChange | None = None
+    # what the command left running when it ended, stopped then (not part of its output)
+    stopped: tuple[ProcessInfo, ...] = ()
 
 
 def _text(value: Any) -> str:
@@ -262,17 +263,18 @@ _SHELL = shutil.which("bash") or "/bin/sh"
 class _Background:
     """A ``runCmd`` with ``run_in_background``: its process and where its output goes."""
 
-    __slots__ = ("log", "proc", "read")
+    __slots__ = ("log", "proc", "read", "tree")
 
-    def __init__(self, proc: subprocess.Popen[bytes], log: str) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], tree: ProcessTree, log: str) -> None:
         self.proc = proc
+        self.tree = tree
         self.log = log
         self.read = 0
 
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    def stop(self) -> int:
+        """Stop the shell and everything it started; its exit code."""
+        self.tree.stop()
+        return self.proc.wait()
 
 
 class Tools:
@@ -284,10 +286,9 @@ class Tools:
         self._logs: str | None = None
 
     def close(self) -> None:
-        """Kill every background shell still running (with its process group)."""
+        """Stop every background shell still running, with everything it started."""
         for shell in self._shells.values():
-            _kill_group(shell.proc)
-            shell.proc.wait()
+            shell.stop()
         self._shells.clear()
         if self._logs is not None:
             shutil.rmtree(self._logs, ignore_errors=True)
@@ -356,40 +357,28 @@ class Tools:
         env = scrubbed_env(ws.root, cwd)
         if tool.run_in_background:
             return self._start_background(tool.cmd, cwd, env)
-        # Output goes to a file, not a pipe: the wait is for the command itself (a daemon
-        # it leaves holding the pipe cannot stall the agent) and memory stays bounded.
-        with tempfile.TemporaryFile() as sink:
-            proc = subprocess.Popen([_SHELL, "-c", tool.cmd], cwd=cwd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-            timed_out = False
-            try:
-                proc.wait(timeout=timeout_ms / 1000)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                _kill_group(proc)  # nothing it started outlives it
-                proc.wait()
-            sink.seek(0)
-            out = sink.read(MAX_OUTPUT + 1)
-        text = out[:MAX_OUTPUT].decode("utf-8", "replace")
-        if len(out) > MAX_OUTPUT:
+        done = run_command([_SHELL, "-c", tool.cmd], cwd=cwd, env=env, timeout_s=timeout_ms / 1000,
+                           limit=MAX_OUTPUT)
+        text = done.output.decode("utf-8", "replace")
+        if done.truncated:
             text += f"\n(output cut at {MAX_OUTPUT} bytes)"
-        if timed_out:
+        if done.timed_out:
             text += f"\n(killed after the {timeout_ms} ms timeout)"
-            return Outcome(False, text, exit_code=proc.returncode, timed_out=True)
-        return Outcome(proc.returncode == 0, text, exit_code=proc.returncode)
+            return Outcome(False, text, exit_code=done.returncode, timed_out=True,
+                           stopped=done.stopped)
+        return Outcome(done.returncode == 0, text, exit_code=done.returncode,
+                       stopped=done.stopped)
 
     def _start_background(self, command: str, cwd: str, env: dict[str, str]) -> Outcome:
         if self._logs is None:
             self._logs = tempfile.mkdtemp(prefix="scenarist-agent-shells-")
         shell_id = f"shell-{len(self._shells) + 1}"
         log = os.path.join(self._logs, shell_id)
+        tree = ProcessTree()
         with open(log, "wb") as sink:
-            proc = subprocess.Popen([_SHELL, "-c", command], cwd=cwd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        self._shells[shell_id] = _Background(proc, log)
+            proc = tree.popen([_SHELL, "-c", command], cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
+        self._shells[shell_id] = _Background(proc, tree, log)
         return Outcome(True, f"started in the background as {shell_id}", background=True)
 
     def _shell(self, shell_id: str, tool: str) -> _Background:
@@ -414,8 +403,7 @@ class Tools:
 
     def _kill_shell(self, tool: KillShell) -> Outcome:
         shell = self._shell(tool.shell_id, "killShell")
-        _kill_group(shell.proc)
-        code = shell.proc.wait()
+        code = shell.stop()
         return Outcome(True, f"killed {tool.shell_id}", exit_code=code)
 
     def _read_file(self, tool: ReadFile) -> Outcome:

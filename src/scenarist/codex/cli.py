@@ -13,6 +13,7 @@ YAML, pydantic) are imported only for ``--scenario``.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from scenarist.codex import build
@@ -484,8 +485,23 @@ def _as_utf8(arg: str) -> str:
     return os.fsencode(arg).decode("utf-8", "replace")
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``fake-codex`` and ``scenarist codex``; returns the exit code."""
+    """Entry point of ``fake-codex`` and ``scenarist codex``; returns the exit code.
+
+    Ctrl-C (SIGINT) ends the process at once with 130, as codex does, and SIGTERM with its
+    default action, wherever the signal lands, whatever this process inherited. Not through
+    Python's ``KeyboardInterrupt``: that is raised wherever the main thread happens to be, and
+    when that is a finalizer (a generator being closed, a ``__del__``) Python prints
+    "Exception ignored" and drops it, so the process went back to waiting for input and
+    ignored the Ctrl-C (a CI run on a busy machine: 30 s). A parent that starts us with
+    SIGINT ignored (a background job of a script) would also leave us deaf to it. The handler
+    exits without unwinding; each block of output was flushed as it was written.
+    """
+    previous = _set_handlers({signal.SIGINT: _interrupted, signal.SIGTERM: signal.SIG_DFL})
     try:
         return run(
             # Arguments that are not UTF-8 reach Python as lone surrogates, which cannot be
@@ -496,10 +512,25 @@ def main(argv: list[str] | None = None) -> int:
             stderr=sys.stderr,
             environ=os.environ,
         )
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    finally:
+        _set_handlers(previous)  # main() may be called in a host process
+
+
+
+def _set_handlers(handlers: Mapping[signal.Signals, Any]) -> dict[signal.Signals, Any]:
+    """Install ``handlers``; the ones they replace. Only the main thread may set them, so
+    elsewhere (a host calling :func:`main` from a thread) nothing changes."""
+    previous: dict[signal.Signals, Any] = {}
+    for signum, handler in handlers.items():
+        if handler is None:  # installed from C, not ours to restore
+            continue
+        try:
+            previous[signum] = signal.signal(signum, handler)
+        except ValueError:
+            return previous
+    return previous

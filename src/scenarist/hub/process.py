@@ -1,9 +1,11 @@
 """One running agent process: its own session and process group, pipes, and a clean death.
 
-Agents are started with ``start_new_session=True`` so that everything they fork shares one
-process group; stopping an agent signals the whole group (SIGTERM, a grace period, SIGKILL), and
-when the leader exits on its own, whatever it left behind in its group is stopped the same way.
-No orphans, even for wrappers (like codex-acp's Node launcher) whose native child outlives them.
+Agents are started in a new session inside a :class:`scenarist.processes.ProcessTree`, so
+everything they start stays findable, double-forked ``setsid`` daemons included; stopping an
+agent signals the whole tree (SIGTERM, a grace period, SIGKILL), and when the leader exits on
+its own, whatever it left behind is stopped the same way within
+:data:`scenarist.processes.STOP_GRACE_S` (``stopped`` lists it). No orphans, even for wrappers
+(like codex-acp's Node launcher) whose native child outlives them.
 
 Output arrives through asyncio pipe callbacks and is handed on synchronously, so a reader never
 waits on a consumer: consumers must not block (the hub's fan-out only appends to queues).
@@ -18,17 +20,16 @@ import fcntl
 import os
 import signal as signals
 from collections.abc import Callable
-from pathlib import Path
 from typing import cast
 
 from scenarist.errors import ScenaristError
 from scenarist.hub.config import AgentSpec
 from scenarist.hub.protocol import OutputStream
+from scenarist.processes import STOP_GRACE_S, ProcessInfo, ProcessTree
 
 OutputCallback = Callable[[OutputStream, str], None]
 ExitCallback = Callable[[int | None, str | None], None]
 
-_PROC = Path("/proc")
 PIPE_BYTES = 1024 * 1024
 # One read, one output frame under a flood. Measured (bench_hub_stream.py, uvloop, picows):
 # 80–112 KiB reads beat both 64 KiB (per-frame overhead) and 256 KiB–1 MiB, where each chunk's
@@ -39,39 +40,6 @@ _PIPE_CLOSE_WAIT_S = 2.0  # after the group is gone, how long an escaped process
 
 class StdinError(ScenaristError, RuntimeError):
     """The agent cannot take more input (it closed stdin, exited, or is not reading)."""
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process is in the group.
-
-    Orphaned zombies are not counted: in containers PID 1 often never reaps them, and a zombie
-    is already dead. Falls back to ``killpg(pgid, 0)`` where ``/proc`` is missing.
-    """
-    if not _PROC.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ..." — comm may contain spaces and parentheses.
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 class _Exit(asyncio.SubprocessProtocol):
@@ -174,6 +142,8 @@ class AgentProcess:
         self.finished = asyncio.Event()
         self.pid = 0
         self.killed = False
+        self.tree = ProcessTree()
+        self.stopped: tuple[ProcessInfo, ...] = ()  # what was still running when it ended
 
     @classmethod
     async def start(cls, spec: AgentSpec, on_output: OutputCallback, on_exit: ExitCallback, *,
@@ -182,22 +152,25 @@ class AgentProcess:
         cannot be executed; the caller reports that to clients."""
         self = cls(on_output, on_exit, grace_s, stdin_limit)
         loop = asyncio.get_running_loop()
-        env = {**os.environ, **spec.env} if spec.env else None
+        env = self.tree.environ({**os.environ, **spec.env})
         pipes = {1: _output_pipe(), 2: _output_pipe()}
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: _Exit(self), *spec.argv,
                 stdin=asyncio.subprocess.PIPE, stdout=pipes[1][1], stderr=pipes[2][1],
-                cwd=spec.cwd, env=env, start_new_session=True, close_fds=True)
+                cwd=spec.cwd, env=env, start_new_session=True, close_fds=True,
+                preexec_fn=self.tree.enter)
         except BaseException:
             for read_end, _ in pipes.values():
                 os.close(read_end)
+            self.tree.close()
             raise
         finally:
             for _, write_end in pipes.values():
                 os.close(write_end)  # the agent holds its own copies
         self._transport = transport
         self.pid = transport.get_pid()
+        self.tree.adopt(self.pid)
         for fd, (read_end, _) in pipes.items():
             os.set_blocking(read_end, False)
             self._readers[fd] = _PipeReader(self, fd, read_end)
@@ -259,11 +232,13 @@ class AgentProcess:
     async def _finish(self) -> None:
         assert self._transport is not None
         loop = asyncio.get_running_loop()
-        if group_alive(self.pid):
-            if self._kill_deadline is None:
-                self._kill_deadline = loop.time() + self._grace_s
-                _signal_group(self.pid, signals.SIGTERM)
+        if self.tree.alive():
+            leftovers = loop.time() + min(self._grace_s, STOP_GRACE_S)
+            if self._kill_deadline is None or self._kill_deadline > leftovers:
+                self._kill_deadline = leftovers  # the leader is gone: no grace to wait out
+                self._term()
             await self._wait_group_gone(self._kill_deadline)
+        self.tree.close()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pipes_closed.wait(), _PIPE_CLOSE_WAIT_S)
         returncode = self._transport.get_returncode()
@@ -283,16 +258,23 @@ class AgentProcess:
     async def _wait_group_gone(self, deadline: float) -> None:
         loop = asyncio.get_running_loop()
         delay = 0.005
-        while group_alive(self.pid):
+        while self.tree.alive():
             if loop.time() >= deadline:
-                _signal_group(self.pid, signals.SIGKILL)
+                self._note(self.tree.send(signals.SIGKILL))
                 deadline = loop.time() + 5.0  # SIGKILL cannot be ignored; this only bounds /proc lag
-                if not group_alive(self.pid):
+                if not self.tree.alive():
                     return
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.05)
 
     # -- stopping ------------------------------------------------------------------------------
+
+    def _term(self) -> None:
+        self._note(self.tree.send(signals.SIGTERM))
+
+    def _note(self, found: list[ProcessInfo]) -> None:
+        known = {p.pid for p in self.stopped}
+        self.stopped += tuple(p for p in found if p.pid not in known)
 
     async def kill(self) -> None:
         """SIGTERM the whole group, SIGKILL it after the grace period, and wait until finished."""
@@ -302,14 +284,14 @@ class AgentProcess:
         self.killed = True
         if self._kill_deadline is None:
             self._kill_deadline = loop.time() + self._grace_s
-            _signal_group(self.pid, signals.SIGTERM)
+            self._term()
         if self._finisher is None:
             # The leader is still alive: SIGKILL the group at the deadline if it lingers.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.finished.wait(),
                                        max(0.0, self._kill_deadline - loop.time()))
             if not self.finished.is_set() and self._finisher is None:
-                _signal_group(self.pid, signals.SIGKILL)
+                self._note(self.tree.send(signals.SIGKILL))
         await self.finished.wait()
 
 

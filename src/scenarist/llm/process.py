@@ -4,8 +4,9 @@ The one way the project starts the mock model server out of process (the pytest 
 ``scenarist demo``, the test helpers and the benchmarks). It only spawns and reads pipes, so
 it imports no web framework: a caller pays for Starlette/uvicorn only in the child.
 
-The child runs in its own process group; stopping sends SIGTERM to the group, then SIGKILL
-if it has not gone within the grace period, and closes the pipes. Both pipes are drained by
+The child runs in a :class:`scenarist.processes.ProcessTree` (its own session, and a cgroup
+where the machine has one to give); stopping sends SIGTERM to everything in it, then SIGKILL
+to what has not gone within the grace period, and closes the pipes. Both pipes are drained by
 daemon threads for the child's whole life, so a chatty server never blocks on a full pipe.
 
     with run_server("scenario.yaml", "--strict", workspace=tmp) as server:
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarist.errors import ScenaristError
+from scenarist.processes import ProcessInfo, ProcessTree
 
 __all__ = [
     "STARTUP_TIMEOUT_S",
@@ -62,6 +64,8 @@ class RunningServer:
     base_url: str  # http://HOST:PORT, no trailing slash
     process: subprocess.Popen[str]
     argv: tuple[str, ...]
+    tree: ProcessTree | None = field(default=None, repr=False)
+    stopped: tuple[ProcessInfo, ...] = ()  # what was still running when it was stopped
     _stderr: list[str] = field(default_factory=list, repr=False)
     _readers: list[threading.Thread] = field(default_factory=list, repr=False)
 
@@ -125,9 +129,13 @@ class RunningServer:
         return answer
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
-        """Stop the process group (SIGTERM, then SIGKILL after ``grace_s``), close the pipes;
-        the exit code. Safe to call more than once."""
-        stop_group(self.process, grace_s)
+        """Stop the server and all it started (SIGTERM, then SIGKILL after ``grace_s``),
+        close the pipes; the exit code. Safe to call more than once."""
+        if self.tree is None:
+            stop_group(self.process, grace_s)
+        else:
+            self.stopped += self.tree.stop(grace_s)
+            self.process.wait()
         _close(self.process, self._readers)
         return self.process.returncode
 
@@ -170,13 +178,13 @@ def start_server(
     or use :func:`run_server`.
     """
     argv = server_argv(scenarios, *args, workspace=workspace, command=command)
-    proc = subprocess.Popen(
+    tree = ProcessTree()
+    proc = tree.popen(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
         env=None if env is None else {**os.environ, **env},
         cwd=cwd,
     )
@@ -204,7 +212,8 @@ def start_server(
     answered = ready.wait(timeout_s)  # set by the URL line or by EOF (the child exited)
     if not answered or not found:
         silent = not answered
-        stop_group(proc)
+        tree.stop(STOP_GRACE_S)
+        proc.wait()
         _close(proc, readers)
         stderr = "".join(errors).strip()
         why = f"printed nothing within {timeout_s:g} s" if silent else "exited"
@@ -214,7 +223,7 @@ def start_server(
             stderr=stderr,
             returncode=proc.returncode,
         )
-    return RunningServer(found[0], proc, tuple(argv), errors, readers)
+    return RunningServer(found[0], proc, tuple(argv), tree, (), errors, readers)
 
 
 @contextmanager

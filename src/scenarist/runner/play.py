@@ -39,7 +39,6 @@ import dataclasses
 import json
 import os
 import re
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from typing import Any, BinaryIO
 from scenarist.agent.play import typed_text
 from scenarist.agent.progress import PROGRESS_ENV, ProgressReader, process_running
 from scenarist.play import RealClock, Schedule, pace_sync
+from scenarist.processes import ProcessInfo, describe, run_command
 from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
@@ -252,7 +252,7 @@ class _Run:
             self.replacements[str(path.resolve())] = marker
         final: ScreenCapture | None = None
         exit_code: int | None = None
-        leftover: list[int] = []
+        leftover: tuple[ProcessInfo, ...] = ()
         with (self.log_dir / "pty.log").open("wb") as transcript, \
                 (self.log_dir / "steps.jsonl").open("w", encoding="utf-8") as step_log:
             try:
@@ -285,7 +285,8 @@ class _Run:
             errors=tuple(self.errors), exit_code=exit_code,
             duration_ms=(time.monotonic() - started) * 1000, log_dir=str(self.log_dir),
             final_screen=final, argv=self.launch.argv if self.launch else (),
-            sessions=self.sessions.rows(), leftover=tuple(leftover))
+            sessions=self.sessions.rows(), leftover=leftover,
+            pid=self.terminal.pid if self.terminal else None)
         self.sessions.close()
         _write_summary(result, self.log_dir / "result.json")
         return result
@@ -641,17 +642,20 @@ class _Run:
         log = self.log_dir / "commands" / f"{self.commands:03d}.log"
         log.parent.mkdir(exist_ok=True)
         try:
-            done = subprocess.run(event.cmd, shell=True, cwd=cwd, env=env, capture_output=True,
-                                  text=True, timeout=self.options.wait_timeout_s, check=False,
-                                  start_new_session=True)
-        except subprocess.TimeoutExpired as exc:
+            done = run_command(["/bin/sh", "-c", event.cmd], cwd=cwd, env=env,
+                               timeout_s=self.options.wait_timeout_s)
+        except OSError as exc:
+            return stamp.result(event.cmd, "failed", f"cannot run it: {exc}")
+        output = done.output.decode("utf-8", "replace")
+        log.write_text(f"$ {event.cmd}\n{output}[exit {done.returncode}]\n", encoding="utf-8")
+        if done.timed_out:
             return stamp.result(event.cmd, "failed", f"did not finish within "
-                          f"{self.options.wait_timeout_s:g} s: {exc}")
-        log.write_text(f"$ {event.cmd}\n{done.stdout}{done.stderr}[exit {done.returncode}]\n",
-                       encoding="utf-8")
-        output = (done.stdout + done.stderr).strip()
+                                f"{self.options.wait_timeout_s:g} s (stopped: "
+                                f"{describe(done.stopped)})")
+        output = output.strip()
         outcome: Outcome = "passed" if done.returncode == 0 else "failed"
-        return stamp.result(event.cmd, outcome, f"exit {done.returncode}" + (
+        left = f"; left running, stopped: {describe(done.stopped)}" if done.stopped else ""
+        return stamp.result(event.cmd, outcome, f"exit {done.returncode}{left}" + (
             f": {output[-500:]}" if output else ""))
 
 
@@ -690,6 +694,6 @@ def _write_summary(result: RunResult, path: Path) -> None:
                        for s in result.steps for c in s.checks],
         "errors": list(result.errors), "failures": result.failures,
         "steps": [_step_json(s) for s in result.steps], "argv": list(result.argv),
-        "sessions": [list(row) for row in result.sessions], "leftover": list(result.leftover),
+        "sessions": [list(row) for row in result.sessions], "leftover": [{"pid": p.pid, "cmdline": p.cmdline} for p in result.leftover],
     }
     path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from scenarist.processes import describe
 from scenarist.runner.result import Failure, RunResult, StepResult
 from scenarist.runner.screen import ScreenCapture, StyleRun, styles_by_row
 
@@ -50,6 +51,9 @@ def print_result(result: RunResult, console: Console) -> None:
                   "[/]")
     for line in result.failures:
         console.print("    " + escape(line), style="red", highlight=False)
+    if result.left_behind:
+        console.print("    left running, stopped: " + escape(describe(result.left_behind)),
+                      style="yellow", highlight=False)
     if result.outcome == "failed" and result.log_dir:
         console.print(f"    logs: {escape(result.log_dir)}", style="dim", highlight=False)
 
@@ -129,6 +133,8 @@ def junit_xml(results: Sequence[RunResult], suite: str = "scenarist run") -> str
         elif result.outcome == "skipped":
             ET.SubElement(case, "skipped")
         lines = [f"logs: {result.log_dir}", f"exit code: {result.exit_code}"]
+        if result.left_behind:
+            lines.append(f"left running, stopped: {describe(result.left_behind)}")
         lines += [f"{s.fired_ms:9.1f} ms {s.kind} {s.label}: {s.outcome} {s.message}".rstrip()
                   for s in result.steps]
         ET.SubElement(case, "system-out").text = "\n".join(lines)
@@ -246,6 +252,9 @@ def _run_html(result: RunResult) -> str:
         body.append("<h3>expect</h3><ul class=checks>" + "".join(
             f'<li class="{c.outcome}">{_MARK[c.outcome]} {html.escape(c.label)}: '
             f"{html.escape(c.message)}</li>" for c in result.expectations) + "</ul>")
+    if result.left_behind:
+        body.append("<p class=meta>left running, stopped: <code>"
+                    f"{html.escape(describe(result.left_behind))}</code></p>")
     if result.sessions:
         body.append("<p class=meta>sessions: " + ", ".join(
             html.escape(f"{sid} {status}{' merged' if merged else ''}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scenarist.processes import ProcessInfo
 from scenarist.runner.screen import ScreenCapture
 
 __all__ = ["CheckResult", "Failure", "Outcome", "RunResult", "StepResult", "worst"]
@@ -76,7 +77,14 @@ class RunResult:
     final_screen: ScreenCapture | None
     argv: tuple[str, ...] = ()
     sessions: tuple[tuple[str, str, bool], ...] = ()  # (session, status, merged)
-    leftover: tuple[int, ...] = field(default=())  # pids that had to be killed at the end
+    # what was still running at the end and had to be stopped (the program included)
+    leftover: tuple[ProcessInfo, ...] = field(default=())
+    pid: int | None = None  # the program's
+
+    @property
+    def left_behind(self) -> tuple[ProcessInfo, ...]:
+        """What the program left running besides itself (daemons, jobs, tool processes)."""
+        return tuple(p for p in self.leftover if p.pid != self.pid)
 
     def raise_for_failure(self) -> RunResult:
         """This result, or an ``AssertionError`` listing every failure (for tests)."""

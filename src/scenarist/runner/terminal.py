@@ -6,9 +6,10 @@ deadline, so nothing sleeps a guessed amount. "The screen settled" means no outp
 ``quiet_ms``; when a deadline passes first, :class:`TerminalTimeout` carries the screen as it
 was, so a failure shows what the user would have seen.
 
-The program is started as a session leader (ptyprocess does ``setsid``). :meth:`close`
-kills every process of that session (found in ``/proc``), not only the leader, so a shell's
-background jobs or an agent's tool processes never outlive a run.
+The program is started as a session leader (ptyprocess does ``setsid``) in a
+:class:`scenarist.processes.ProcessTree`. :meth:`close` stops the whole tree, not only the
+leader, so a shell's background jobs, an agent's tool processes or a double-forked daemon
+never outlive a run, and says which processes it had to stop.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import ptyprocess
 import pyte
 
 from scenarist.play import RealClock
+from scenarist.processes import ProcessInfo, ProcessTree
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.feed import ScreenFeed
 from scenarist.runner.screen import ScreenCapture, capture_screen, screen_text
@@ -37,7 +39,7 @@ __all__ = [
 _READ_SIZE = 65536
 _READ_BATCH = 1 << 20
 _DECCKM = 1 << 5  # pyte keeps private mode N as N << 5
-_KILL_GRACE_MS = 500.0
+_KILL_GRACE_S = 0.5
 _EXIT_AFTER_EOF_MS = 1000.0
 
 
@@ -71,13 +73,17 @@ class Terminal:
         self._screen.write_process_input = self._answer  # type: ignore[method-assign]
         self._feed = ScreenFeed(self._screen, self._emulator_error)
         self._transcript = transcript
+        self.tree = ProcessTree()
         try:
             self.process = ptyprocess.PtyProcess.spawn(
-                list(argv), cwd=str(cwd), env=dict(env), dimensions=(height, width))
+                list(argv), cwd=str(cwd), env=self.tree.environ(env), dimensions=(height, width),
+                preexec_fn=self.tree.enter)
         except (OSError, ptyprocess.PtyProcessError) as exc:
+            self.tree.close()
             raise RunnerError(f"cannot start {argv[0]!r} in a terminal: {exc}; check `ah.cmd` "
                               "(the program must be on PATH or an existing path)") from exc
         self.pid: int = self.process.pid
+        self.tree.adopt(self.pid)
         self._fd: int = self.process.fd
         os.set_blocking(self._fd, False)  # read until the pty is empty, without a select each
         self._pidfd: int | None = _pidfd(self.pid)
@@ -87,6 +93,7 @@ class Terminal:
         self.bytes_read = 0
         self._cpu_ticks = -1
         self.emulator_errors: list[str] = []  # sequences the emulator could not take
+        self._left: tuple[ProcessInfo, ...] = ()  # what the program left when it exited
 
     # -- reading ---------------------------------------------------------------------
 
@@ -251,6 +258,8 @@ class Terminal:
         return self.exit_code
 
     def _reap(self) -> None:
+        """Collect the exit code once the program has exited, and stop what it left running
+        then, not only at :meth:`close` (as a closing terminal hangs up its jobs)."""
         if self.exit_code is not None:
             return
         with contextlib.suppress(ptyprocess.PtyProcessError, ChildProcessError):
@@ -258,6 +267,7 @@ class Terminal:
         status = self.process.exitstatus
         signalled = self.process.signalstatus
         self.exit_code = int(status) if status is not None else -int(signalled or 0)
+        self._left += self.tree.stop(_KILL_GRACE_S, (signal.SIGHUP, signal.SIGTERM))
 
     # -- writing, capturing, ending ------------------------------------------------------
 
@@ -292,30 +302,18 @@ class Terminal:
     def alive(self) -> bool:
         return self.exit_code is None and bool(self.process.isalive())
 
-    def close(self) -> list[int]:
-        """Kill the program and every process of its session; the pids that had to be killed.
+    def close(self) -> tuple[ProcessInfo, ...]:
+        """Stop the program and everything it started; the processes that were still running.
 
-        SIGHUP + SIGTERM to the group first (what closing a terminal does), SIGKILL to
-        whatever of the session is left after a short grace.
+        SIGHUP + SIGTERM to each (what closing a terminal does), SIGKILL to whatever is left
+        after a short grace (:meth:`ProcessTree.stop`).
         """
-        leftover: list[int] = []
-        if self.exit_code is None:
-            leftover.append(self.pid)
-            _signal_group(self.pid, signal.SIGHUP)
-            _signal_group(self.pid, signal.SIGTERM)
-            with contextlib.suppress(TerminalTimeout):
-                self.wait_exit(self.clock.now_ms() + _KILL_GRACE_MS)
-            if self.exit_code is None:
-                _signal_group(self.pid, signal.SIGKILL)
-                self._reap()
-        for pid in session_processes(self.pid):
-            leftover.append(pid)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        stopped = self.tree.stop(_KILL_GRACE_S, (signal.SIGHUP, signal.SIGTERM))
+        self._reap()
         self._pidfd_close()
         with contextlib.suppress(OSError):
             self.process.close(force=True)
-        return sorted(set(leftover))
+        return self._left + stopped
 
     def _pidfd_close(self) -> None:
         if self._pidfd is not None:
@@ -332,11 +330,6 @@ def _pidfd(pid: int) -> int | None:
     except OSError:
         return None
     return fd
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 def _session_stats(sid: int) -> dict[int, list[str]]:
