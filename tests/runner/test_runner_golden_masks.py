@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pyte
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from runnerkit import write_scenario
 
@@ -100,6 +100,8 @@ SGR = ["", "\x1b[1m", "\x1b[7m", "\x1b[4m", "\x1b[31m", "\x1b[42m", "\x1b[1;34;4
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(SGR), st.sampled_from(["a", "b", " ", "日", "é", "  x"])),
                 max_size=25))
+# hypothesis found it: a wide character in reverse video on the last column has no second cell
+@example([("", "a")] * 13 + [("", "日"), ("", "日")] + [("", "  x")] * 4 + [("\x1b[7m", "日")])
 def test_a_row_rebuilt_for_a_replacement_keeps_pyte_s_style_runs(
         pieces: list[tuple[str, str]]) -> None:
     """Replacing ``a`` by itself (a built-in replacement keeps the look) sends every row

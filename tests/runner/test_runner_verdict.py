@@ -205,7 +205,7 @@ timeline:
     assert result.outcome == "failed"
     (failure,) = result.errors
     assert "the mock agent (pid " in failure and "without ending its playback" in failure
-    assert not any(running(pid) for pid in result.leftover)
+    assert not any(running(p.pid) for p in result.leftover)
 
 
 def test_a_host_that_never_starts_the_mock_agent_fails_naming_that(

@@ -99,7 +99,7 @@ def golden_text(capture: ScreenCapture, replacements: Mapping[str, str] = {},
             glyphs = _apply(glyphs, _fixed(wrapped[y]))
         for rule in rules:
             glyphs = _apply(glyphs, rule)
-        text, looks = _cells(glyphs)
+        text, looks = _cells(glyphs, capture.width)
         rows.append(text.rstrip())
         styles += row_runs(y, looks)
     out = [f"{GOLDEN_HEADER} {capture.width}x{capture.height}"]
@@ -257,9 +257,10 @@ def _apply(glyphs: list[Glyph], rule: _Rule) -> list[Glyph]:
     return out + glyphs[done:]
 
 
-def _cells(glyphs: list[Glyph]) -> tuple[str, list[tuple[Look, bool]]]:
+def _cells(glyphs: list[Glyph], width: int) -> tuple[str, list[tuple[Look, bool]]]:
     """The text of ``glyphs`` and the (look, blank) of each cell it takes, as pyte draws it
-    (a wide character's second cell is blank)."""
+    (a wide character's second cell is blank; past the last column, as at the right edge,
+    there is no cell)."""
     looks: list[tuple[Look, bool]] = []
     for char, look in glyphs:
         size = wcwidth(char)
@@ -269,7 +270,7 @@ def _cells(glyphs: list[Glyph]) -> tuple[str, list[tuple[Look, bool]]]:
         looks.append((visible_look(look) if blank else look, blank))  # as capture_screen
         if size == 2:
             looks.append((visible_look(look), True))
-    return "".join(char for char, _ in glyphs), looks
+    return "".join(char for char, _ in glyphs), looks[:width]
 
 
 # -- diff --------------------------------------------------------------------------------
