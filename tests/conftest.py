@@ -14,10 +14,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from daemonkit import Daemons
 
 TESTS = Path(__file__).resolve().parent
+
+# CI (CI=true, as .ci/run is called) explores the same hypothesis examples on every run, so
+# main cannot turn red by the luck of a draw; a developer's run draws new ones, which is how
+# bugs are found (put what it finds in an @example).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 DATA = TESTS / "data"
 CONFORMANCE_FILES = "test_*_agent_harbor.py"
 
