@@ -53,7 +53,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from bench_llm_throughput import BIN, PY, ensure_tools, free_port, peer, wait_port
+from bench_llm_throughput import (
+    PY,
+    aimock_argv,
+    ensure_tools,
+    free_port,
+    peer,
+    wait_port,
+)
 
 from scenarist.llm.process import run_server
 
@@ -657,17 +664,7 @@ def main() -> int:
         ports = {"aimock": free_port(), "floor": free_port()}
         servers: dict[str, Callable[[], AbstractContextManager[tuple[int, int]]]] = {
             "aimock": lambda: pid_peer(
-                [
-                    str(BIN / "llmock"),
-                    "-p",
-                    str(ports["aimock"]),
-                    "-f",
-                    str(work / "aimock.json"),
-                    "--chunk-size",
-                    "16",
-                    "--log-level",
-                    "silent",
-                ],
+                aimock_argv(ports["aimock"], work / "aimock.json", "--chunk-size", "16"),
                 ports["aimock"],
             ),
             "default": lambda: scenarist(scenario, profile=args.profile),

@@ -66,6 +66,13 @@ def ensure_tools() -> None:
         )
 
 
+def aimock_argv(port: int, fixtures: Path, *options: str) -> list[str]:
+    """aimock's command line: serve ``fixtures`` on ``port``, quietly, with ``options``
+    (e.g. ``--chunk-size 16``)."""
+    return [str(BIN / "llmock"), "-p", str(port), "-f", str(fixtures), *options,
+            "--log-level", "silent"]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -225,17 +232,7 @@ def main() -> int:
             "ours": lambda: ours(scen),
             "ours-no-memo": lambda: ours(scen, "--no-memo"),
             "aimock": lambda: peer(
-                [
-                    str(BIN / "llmock"),
-                    "-p",
-                    str(ports["aimock"]),
-                    "-f",
-                    str(work / "aimock.json"),
-                    "--chunk-size",
-                    "16",
-                    "--log-level",
-                    "silent",
-                ],
+                aimock_argv(ports["aimock"], work / "aimock.json", "--chunk-size", "16"),
                 ports["aimock"],
             ),
             "fakellm": lambda: peer(

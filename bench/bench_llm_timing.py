@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from bench_llm_throughput import (
-    BIN,
     PEER_VENV,
     PY,
+    aimock_argv,
     ensure_tools,
     free_port,
     ours,
@@ -236,19 +236,7 @@ def main() -> int:
 
         # 1. fidelity: the same 100 streams read by two clients, for ours and for aimock
         aport = free_port()
-        aim = [
-            str(BIN / "llmock"),
-            "-p",
-            str(aport),
-            "-f",
-            str(work / "aimock.json"),
-            "--chunk-size",
-            "8",
-            "--latency",
-            str(GAP_MS),
-            "--log-level",
-            "silent",
-        ]
+        aim = aimock_argv(aport, work / "aimock.json", "--chunk-size", "8", "--latency", str(GAP_MS))
         errors: dict[tuple[str, str], list[float]] = {}
         servers = {"ours": lambda: ours(work / "s"), "aimock": lambda: peer(aim, aport)}
         for name, start in servers.items():
@@ -301,18 +289,7 @@ def main() -> int:
             )
             p = free_port()
             times["aimock"].append(
-                startup(
-                    [
-                        str(BIN / "llmock"),
-                        "-p",
-                        str(p),
-                        "-f",
-                        str(work / "aimock.json"),
-                        "--log-level",
-                        "silent",
-                    ],
-                    p,
-                )
+                startup(aimock_argv(p, work / "aimock.json"), p)
             )
             p = free_port()
             times["fakellm"].append(
