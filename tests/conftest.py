@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 
 from daemonkit import Daemons
+from installs import missing_install
 
 TESTS = Path(__file__).resolve().parent
 
@@ -92,17 +93,6 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
 
 
 NODE_MODULES = TESTS / "node" / "node_modules"
-
-
-def missing_install(path: Path, what: str) -> None:
-    """Skip a test whose side install (``path``) is missing, saying how to get it; under
-    ``bash scripts/test`` (``SCENARIST_REQUIRE_ALL=1``), which installs everything, fail."""
-    if path.exists():
-        return
-    message = f"{what} is not installed ({path} is missing): bash scripts/test installs it"
-    if os.environ.get("SCENARIST_REQUIRE_ALL"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -11,7 +11,6 @@ tools exactly as declared, side requests without tools, context before the promp
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 from llm_agents import AIDER_VENV, aider, dirs, opencode
 
+from installs import missing_install
 from scenarist.llm.process import run_server
 
 pytestmark = pytest.mark.real_agent
@@ -82,10 +82,12 @@ def test_opencode_writes_a_file_and_runs_a_command(tmp_path: Path) -> None:
     assert "Done: hello.txt written and the command ran." in result.stdout
 
 
-needs_aider = pytest.mark.skipif(
-    not (AIDER_VENV / "bin" / "aider").exists() and not os.environ.get("SCENARIST_REQUIRE_ALL"),
-    reason="aider-chat lives in .venv-aider, which scripts/test creates",
-)
+@pytest.fixture
+def aider_installed() -> None:
+    missing_install(AIDER_VENV / "bin" / "aider", "aider-chat (.venv-aider)")
+
+
+needs_aider = pytest.mark.usefixtures("aider_installed")
 
 
 def _greeting_repo(tmp_path: Path) -> tuple[Path, Path]:

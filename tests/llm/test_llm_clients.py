@@ -23,6 +23,7 @@ import openai
 import pytest
 from llm_agents import REPO, kill_group
 
+from installs import missing_install
 from scenarist.llm.cli import load_scripts
 
 WEATHER = "What is the weather in Paris?"
@@ -284,11 +285,7 @@ def _json_of(argv: list[str], env: dict[str, str] | None = None) -> dict[str, An
 def _in_side_venv(python: Path, script: str, *args: str,
                   env: dict[str, str] | None = None) -> dict[str, Any]:
     """``script`` run by a client that lives in its own venv (scripts/test makes it)."""
-    if not python.exists():
-        message = f"no {python.parent.parent.name}: scripts/test creates it"
-        if os.environ.get("SCENARIST_REQUIRE_ALL"):
-            pytest.fail(message)
-        pytest.skip(message)
+    missing_install(python, python.parent.parent.name)
     return _json_of([str(python), "-c", script, *args], env)
 
 

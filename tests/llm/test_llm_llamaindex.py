@@ -9,13 +9,14 @@ test is skipped only when that venv is absent and ``SCENARIST_REQUIRE_ALL`` is u
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from two_cities import PROMPT, WEATHER
+
+from installs import missing_install
 
 pytestmark = pytest.mark.real_agent
 REPO = Path(__file__).resolve().parents[2]
@@ -25,10 +26,7 @@ SCRIPT = Path(__file__).with_name("llamaindex_chat.py")
 
 @pytest.fixture
 def python() -> Path:
-    if not PYTHON.exists():
-        if os.environ.get("SCENARIST_REQUIRE_ALL"):
-            pytest.fail(f"{PYTHON} is missing: run scripts/test, which creates it")
-        pytest.skip(f"{PYTHON} is missing (scripts/test creates it)")
+    missing_install(PYTHON, "llama-index (.venv-llamaindex)")
     return PYTHON
 
 
