@@ -42,14 +42,17 @@ def short_cwd() -> Iterator[Path]:
 def test_real_agent_tui_with_the_default_target_matches_its_golden(agent: str,
                                                                   short_cwd: Path) -> None:
     shutil.copytree(GOLDENS, short_cwd / "target")  # the default --target is ./target
+    runs = short_cwd / "target" / "tmp" / agent / "greeting_files" / "100x30"
+    # five waits at most (prompt, typed prompt, two asserts, screenshot), each bounded by
+    # --wait-timeout: the run ends well inside the subprocess timeout, itself inside pytest's
     done = subprocess.run(
         [sys.executable, "-m", "scenarist", "run", str(SCENARIO), "--agent", agent,
          "--agent-bin", str(BIN / agent), "--runner", agent, "--speed", "0.01",
-         "--wait-timeout", "90"],
-        cwd=short_cwd, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
+         "--wait-timeout", "40"],
+        cwd=short_cwd, capture_output=True, text=True, timeout=260, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr + run_logs(runs)
     assert "1 passed, 0 failed of 1 scenario(s)" in done.stdout
-    (run,) = (short_cwd / "target" / "tmp" / agent / "greeting_files" / "100x30").glob("2*")
+    (run,) = runs.glob("2*")
     result = json.loads((run / "result.json").read_text())
     assert [(s["kind"], s["outcome"]) for s in result["steps"]] == [
         ("userInputs", "passed"), ("assert", "passed"), ("assert", "passed"),
@@ -61,3 +64,16 @@ def test_real_agent_tui_with_the_default_target_matches_its_golden(agent: str,
     assert (workspace / "greeting.txt").read_text() == "hello from scenarist\n"
     assert (workspace / "notes" / "todo.md").read_text() == "# Todo\n- greet\n- wave\n"
     assert not (workspace / "target").exists()  # the agent's HOME is the run's, not relative
+    journal = [json.loads(line) for line in (run / "llm-journal.jsonl").read_text().splitlines()]
+    assert [e["turn"] for e in journal if e["path"].startswith("/v1/")][-1] == 2
+
+
+def run_logs(runs: Path) -> str:
+    """What a failed run left: its steps, what the model server saw, the end of the pty log."""
+    shown = []
+    for name in ("steps.jsonl", "llm-journal.jsonl", "llm.log"):
+        for path in runs.glob(f"2*/{name}"):
+            shown.append(f"\n--- {name}\n{path.read_text(errors='replace')[-6000:]}")
+    for path in runs.glob("2*/pty.log"):
+        shown.append(f"\n--- pty.log (end)\n{path.read_bytes()[-3000:]!r}")
+    return "".join(shown)

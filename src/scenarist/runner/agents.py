@@ -27,11 +27,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarist.llm.process import RunningServer, run_server
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.profile import TerminalProfile
 from scenarist.scenario import Scenario
 
-__all__ = ["AGENTS", "Launch", "base_env", "launch"]
+__all__ = ["AGENTS", "Launch", "base_env", "keep_server_logs", "launch"]
 
 AGENTS = ("mock", "codex", "claude")
 _API_KEY = "sk-scenarist-test-key-0000"
@@ -115,8 +116,9 @@ def _which(name: str, env: Mapping[str, str], given: str | None) -> str:
 @contextmanager
 def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
            profile: TerminalProfile, speed: float, defines: Mapping[str, bool | int | str],
-           agent_bin: str | None = None) -> Iterator[Launch]:
-    """The program to run for ``scenario``, with its agent wired (a server is stopped on exit)."""
+           agent_bin: str | None = None, logs: Path | None = None) -> Iterator[Launch]:
+    """The program to run for ``scenario``, with its agent wired (a server is stopped on exit;
+    with ``logs``, what it saw is kept there first: :func:`keep_server_logs`)."""
     if agent not in AGENTS:
         raise RunnerError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
     env = base_env(home, profile)
@@ -136,8 +138,6 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
                      "SCENARIST_WORKSPACE": str(workspace.resolve())}
         yield Launch(tuple(program), {**env, **agent_env, **extra}, workspace, shlex.join(program))
         return
-    from scenarist.llm.process import run_server
-
     with run_server(_scenario_path(scenario).resolve(), "--scenario-speed", repr(speed),
                     *[f"--define={k}={v}" for k, v in defines.items()],
                     workspace=workspace.resolve()) as server:
@@ -158,7 +158,24 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
             how = _codex(url, workspace, home, {**env, **extra}, agent_bin)
         else:
             how = _claude(url, workspace, home, {**env, **extra}, agent_bin)
-        yield dataclasses.replace(how, turns_served=served)
+        try:
+            yield dataclasses.replace(how, turns_served=served)
+        finally:
+            if logs is not None:
+                keep_server_logs(server, logs)
+
+
+def keep_server_logs(server: RunningServer, folder: Path) -> None:
+    """Write the model server's journal (``llm-journal.jsonl``, one request a line) and its
+    stderr (``llm.log``) into the run's folder: with a real agent, what the agent asked for
+    and what it got is the first thing to read when a step waited in vain. A server that no
+    longer answers leaves a note in place of the journal, never an error of the run."""
+    try:
+        lines = "".join(json.dumps(entry) + "\n" for entry in server.journal(timeout_s=5.0))
+    except (OSError, ValueError) as exc:
+        lines = json.dumps({"error": f"the journal could not be read: {exc}"}) + "\n"
+    (folder / "llm-journal.jsonl").write_text(lines, encoding="utf-8")
+    (folder / "llm.log").write_text(server.stderr, encoding="utf-8")
 
 
 def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],

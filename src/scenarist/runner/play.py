@@ -30,6 +30,7 @@ Directories (``target`` defaults to ``./target``)::
     target/tmp/<runner>/<scenario>/<profile>/screenshots/<label>.golden   goldens
     target/tmp/<runner>/<scenario>/<profile>/<YYYYmmddTHHMMSS>-<pid, 7 digits>/   its logs:
         workspace/ home/ pty.log steps.jsonl commands/ result.json
+        llm-journal.jsonl llm.log   (mode 2: what the model server saw, and its stderr)
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ class _Run:
                 with launch(self.scenario, agent=self.options.agent, workspace=self.workspace,
                             home=self.home, profile=self.profile, speed=self.options.speed,
                             defines=self.options.defines,
-                            agent_bin=self.options.agent_bin) as how:
+                            agent_bin=self.options.agent_bin, logs=self.log_dir) as how:
                     self.launch = how = self._follow_agent(how)
                     self.terminal = self._start(how, transcript)
                     try:
