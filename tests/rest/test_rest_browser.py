@@ -6,9 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 from playwright.async_api import Route, async_playwright
+from restkit import SCENARIOS, rest_server
 from sse import create, read_stream
-
-from conftest import SCENARIOS, rest_server
 
 pytestmark = pytest.mark.browser
 

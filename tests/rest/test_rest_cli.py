@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from restkit import SCENARIOS
 
-from conftest import SCENARIOS
 from scenarist.llm.process import ServerStartError, start_server
 from scenarist.rest.cli import main, parser
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from restkit import EXAMPLE, SCENARIOS
 
-from conftest import EXAMPLE, SCENARIOS
 from scenarist.rest.events import (
     FINAL_STATUSES,
     diff_event,

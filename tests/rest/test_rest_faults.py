@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from restkit import SCENARIOS, rest_server
 from sse import API, Frame, aread_stream
 
-from conftest import SCENARIOS, rest_server
 from scenarist.play import RealClock
 
 pytestmark = pytest.mark.slow

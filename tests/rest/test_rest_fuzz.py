@@ -19,8 +19,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from hostile_requests import API, ODD_NUMBERS, hostile_request, malformed_bytes
+from restkit import rest_server
 
-from conftest import rest_server
 from scenarist.llm.process import RunningServer
 
 pytestmark = pytest.mark.fuzz

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from restkit import problem, rest_server
 from sse import API, create, read_stream
 
-from conftest import problem, rest_server
 from scenarist.llm.process import RunningServer
 from scenarist.rest.requests import MAX_AGENTS, MAX_COUNT, MAX_EVENT_ID, MAX_TASK_SESSIONS
 

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from restkit import EXAMPLE, SCENARIOS, problem, rest_server
 from sse import API, create, read_stream
 
-from conftest import EXAMPLE, SCENARIOS, problem, rest_server
 from scenarist.llm.process import RunningServer
 
 

@@ -7,7 +7,8 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from conftest import SCENARIOS
+from restkit import SCENARIOS
+
 from scenarist.play import VirtualClock
 from scenarist.rest.events import Planned, plan_session
 from scenarist.rest.session import Sessions, Wall, iso

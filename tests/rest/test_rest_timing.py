@@ -9,9 +9,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from restkit import SCENARIOS, rest_server
 from sse import API, Frame, aread_stream
 
-from conftest import SCENARIOS, rest_server
 from scenarist.play import RealClock
 from scenarist.rest.events import plan_session
 from scenarist.scenario import compile_timeline, load_scenario
