@@ -26,6 +26,7 @@ shared test machine); they stay immutable.
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -549,6 +550,38 @@ class Answerer:
             names = "; ".join(f"{r.label}: {r.message}" for r in failed)
             raise _Rejected(400, f"scenarist: assertion failed before {turn.describe()} of "
                                 f"scenario {script.name!r}: {names}")
+
+    def final_check(self, scenario: str | None, workspace: str | os.PathLike[str] | None,
+                    agent_cwd: Callable[[str], str | None]) -> dict[str, Any]:
+        """``scenario``'s asserts after its last model turn (no request follows the last
+        turn, so they cannot be checked on the way; a test asks once the agent is done).
+        The workspace is ``workspace`` (inside ``--workspace`` when one is set), else
+        ``--workspace``, else the working directory the agent last reported for this
+        scenario (``agent_cwd``), else the server's. The report: scenario, workspace, where
+        it came from, ok, counts, results."""
+        script = self.selector.named(scenario)
+        if workspace and self.workspace is not None:
+            root = confine(self.workspace, workspace, what="workspace")
+            source = "request"
+        elif workspace:
+            root, source = Path(workspace), "request"
+        elif self.workspace is not None:
+            root, source = self.workspace, "--workspace"
+        else:
+            cwd = agent_cwd(script.name)
+            root, source = (Path(cwd), "agent cwd") if cwd else (Path(os.getcwd()), "server cwd")
+        checked = Workspace(root)
+        results = [r for check in script.final_checks for r in run_check(check, checked)]
+        failed = failures(results)
+        return {
+            "scenario": script.name,
+            "workspace": str(root),
+            "workspace_from": source,
+            "ok": not failed,
+            "checked": len(results),
+            "failed": len(failed),
+            "results": [r.as_json() for r in results],
+        }
 
     def profile(self, conv: Conversation, notes: Notes) -> Profile:
         """The agent's tool vocabulary: ``--agent-type``, else detected from the request."""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from scenarist.errors import WireError
+from scenarist.llm.journal import clip
 from scenarist.llm.script import Script
 from scenarist.scenario.select import ScenarioIndex, SelectionError
 
@@ -88,6 +89,23 @@ class Selector:
             if len(self._cache) < 4096:
                 self._cache[key] = hit
         return hit
+
+    def named(self, name: str | None) -> Script:
+        """The scenario called ``name`` (``POST /_scenarist/check``), or the only one loaded
+        when no name is given; several loaded and none named is a 400, an unknown name a 404."""
+        names = self.index.names
+        if name is None:
+            if len(self.index) == 1:
+                return self.index.scenarios[0]
+            raise RequestSelectionError(
+                f"scenarist: say which scenario to check (scenario=NAME); loaded: {names}",
+                status=400,
+            )
+        chosen = self.index.by_name(name)
+        if chosen is None:
+            raise RequestSelectionError(
+                f"scenarist: no scenario named {clip(name, 200)!r}; loaded: {names}")
+        return chosen
 
     def _choose(self, name: str | None, prompt: str | None, conv_prompt: str | None) -> Choice:
         if name:

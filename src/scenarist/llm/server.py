@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
@@ -42,7 +43,6 @@ from scenarist.llm.answer import (
     RequestMemo,
     encode_turn,
 )
-from scenarist.llm.checks import failures, run_check
 from scenarist.llm.continuation import ThreadFields
 from scenarist.llm.conversation import Api, Conversation
 from scenarist.llm.journal import Journal, clip
@@ -50,7 +50,7 @@ from scenarist.llm.render import estimate_tokens
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Script
 from scenarist.llm.selection import RequestSelectionError, Selector
-from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine
+from scenarist.llm.workspace import OutsideWorkspace
 from scenarist.play import Clock, RealClock, Schedule, pace
 from scenarist.wire import SSE_HEADERS
 
@@ -93,7 +93,7 @@ class MockModelServer:
         self.journal = Journal()
         self._served_errors: set[ErrorKey] = set()
         self._seq = 0
-        self.active_streams = 0
+        self.streams = Streams()  # answers being paced out now (HTTP and WebSocket)
         self.memo = Memo() if self.options.memoize else None  # rendered turns
         self.answerer = Answerer(
             self.selector,
@@ -158,7 +158,7 @@ class MockModelServer:
             return self._error(api, Rejection(405, message, headers={"allow": allow}))
         return self._error(api, Rejection(404, f"no endpoint {method} {path}; {_SERVED}"))
 
-    async def _direct(self, api: Api, scope: Scope, receive: Receive) -> Response:
+    async def _direct(self, api: Api, scope: Scope, receive: Receive) -> ASGIApp:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         query = scope.get("query_string", b"").decode("latin-1")
         raw = await self._read(api, headers, receive)
@@ -184,7 +184,7 @@ class MockModelServer:
             {
                 "status": "ok",
                 "scenarios": [s.name for s in self.scripts],
-                "active_streams": self.active_streams,
+                "active_streams": self.streams.active,
                 "tasks": len(asyncio.all_tasks()),
             }
         )
@@ -290,67 +290,29 @@ class MockModelServer:
     def final_check(
         self, scenario: str | None = None, workspace: str | os.PathLike[str] | None = None
     ) -> dict[str, Any]:
-        """Evaluate ``scenario``'s asserts after its last model turn (no request follows the
-        last turn, so the server cannot check them on its own; a test calls this once the
-        agent is done). The workspace is ``workspace``, else ``--workspace``, else the
-        working directory the agent last reported for this scenario, else the server's.
-        The report (also journalled): scenario, workspace, where it came from, ok, results."""
-        script = self._script_named(scenario)
-        if workspace and self.options.workspace is not None:
-            root = confine(self.options.workspace, workspace, what="workspace")
-            source = "request"
-        elif workspace:
-            root, source = Path(workspace), "request"
-        elif self.options.workspace is not None:
-            root, source = self.options.workspace, "--workspace"
-        else:
-            cwd = next(
-                (
-                    e["cwd"]
-                    for e in reversed(self.journal)
-                    if e.get("scenario") == script.name and e.get("cwd")
-                ),
-                None,
-            )
-            root, source = (Path(cwd), "agent cwd") if cwd else (Path(os.getcwd()), "server cwd")
-        checked = Workspace(root)
-        results = [r for check in script.final_checks for r in run_check(check, checked)]
-        failed = failures(results)
-        report: dict[str, Any] = {
-            "scenario": script.name,
-            "workspace": str(root),
-            "workspace_from": source,
-            "ok": not failed,
-            "checked": len(results),
-            "failed": len(failed),
-            "results": [r.as_json() for r in results],
-        }
+        """``scenario``'s asserts after its last model turn, evaluated now and journalled
+        (:meth:`Answerer.final_check <scenarist.llm.answer.Answerer.final_check>` says where
+        it looks); the agent's last reported working directory comes from the journal."""
+        report = self.answerer.final_check(scenario, workspace, self._agent_cwd)
         self.journal.record(
             {
                 "seq": self._next_seq(),
                 "time": self.options.wall(),
                 "path": "/_scenarist/check",
-                "scenario": script.name,
-                "cwd": str(root),
-                "status": 200 if not failed else 422,
+                "scenario": report["scenario"],
+                "cwd": report["workspace"],
+                "status": 200 if report["ok"] else 422,
                 "assertions": report["results"],
             }
         )
         return report
 
-    def _script_named(self, name: str | None) -> Script:
-        names = [s.name for s in self.scripts]
-        if name is None:
-            if len(self.scripts) == 1:
-                return self.scripts[0]
-            raise RequestSelectionError(
-                f"scenarist: say which scenario to check (scenario=NAME); loaded: {names}",
-                status=400,
-            )
-        for script in self.scripts:
-            if script.name == name:
-                return script
-        raise RequestSelectionError(f"scenarist: no scenario named {clip(name, 200)!r}; loaded: {names}")
+    def _agent_cwd(self, scenario: str) -> str | None:
+        return next(
+            (e["cwd"] for e in reversed(self.journal)
+             if e.get("scenario") == scenario and e.get("cwd")),
+            None,
+        )
 
     async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
         raw = await self._read("messages", headers, receive)
@@ -405,21 +367,41 @@ class MockModelServer:
 
     async def _serve(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes
-    ) -> Response:
-        """Journal the request, answer it, and send the answer on its schedule."""
+    ) -> ASGIApp:
+        """Journal the request, answer it, and what sends the answer on its schedule."""
         entry, result = await self.answer_request(api, headers, path, query, raw)
+        reply = self.reply(api, entry, result)
+        return reply.response() if isinstance(reply, Ready) else reply
+
+    def reply(self, api: Api, entry: dict[str, Any], result: Rejection | Answer) -> Ready | ASGIApp:
+        """What goes back for an answered request: :class:`Ready` bytes when all of it is
+        due now (an error, an unpaced answer: settled in the journal here), else the ASGI
+        callable that paces it (it settles the entry once sent)."""
         if isinstance(result, Rejection):
-            return self._fail(entry, api, result)
+            self.settle_rejected(entry, result)
+            return self._error_reply(api, result)
         encoded = result.encoded
-        if encoded.body is None:
-            schedule = Schedule(self.options.clock, speed=self.options.speed)
-            return _PacedStream(encoded.batches, schedule, entry, self)  # it settles the entry
-        try:  # a non-streamed answer arrives when the stream would have ended
-            if encoded.end_ms > 0:
-                await Schedule(self.options.clock, speed=self.options.speed).wait(encoded.end_ms)
-        finally:
+        schedule = Schedule(self.options.clock, speed=self.options.speed)
+        if encoded.body is not None:
+            if encoded.end_ms > 0:  # a non-streamed answer arrives when the stream would end
+                return _LateBody(encoded.body, encoded.end_ms, schedule, entry, self.journal)
             self.journal.settle(entry)
-        return Response(encoded.body, media_type="application/json")
+            return Ready(200, JSON_HEADERS, encoded.body)
+        if all(batch.at_ms <= 0 for batch in encoded.batches):
+            # A stream all due at its start (zero delays: agents' usual scenarios) goes out at
+            # once: nothing waits, so no schedule to keep and no watcher task to stop a wait.
+            entry["completed"] = True
+            self.journal.settle(entry)
+            return Ready(200, SSE_RAW_HEADERS, b"".join(b.data for b in encoded.batches),
+                         stream=True)
+        return _PacedStream(encoded.batches, schedule, entry, self.journal, self.streams)
+
+    def answer_now(self, api: Api, headers: Mapping[str, str], path: str, query: str,
+                   raw: bytes) -> Ready | ASGIApp:
+        """The lean HTTP path's answer (:mod:`scenarist.llm.lean_http`): a body of at most
+        :data:`OFF_LOOP_BYTES`, answered on the loop without a task."""
+        entry = self._open_entry(api, path, query, {})
+        return self.reply(api, entry, self._answer_here(entry, api, headers, raw))
 
     async def answer_request(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
@@ -429,29 +411,37 @@ class MockModelServer:
         (``noted`` goes into its entry), answer it (memoised, large bodies on a worker
         thread), and remember a scripted error once answered. A successful answer's entry
         is left open (status 200) for the caller to settle once it is sent."""
-        started = self.options.wall()
-        entry: dict[str, Any] = {
-            "seq": self._next_seq(),
-            "time": started,
-            "api": api,
-            "path": path,
-            "query": query,
-            **noted,
-        }
+        entry = self._open_entry(api, path, query, noted)
+        if len(raw) <= OFF_LOOP_BYTES:
+            return entry, self._answer_here(entry, api, headers, raw)
+        # parsing it would hold every other client up: a worker thread, without the memo
+        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]))
+        result, notes = await asyncio.to_thread(
+            self._answer_apart, request, self._served_errors.__contains__)
+        entry.update(notes)  # here, on the loop's thread, not in the worker
+        return entry, self._remember(entry, result)
+
+    def _open_entry(self, api: Api, path: str, query: str, noted: Mapping[str, Any]
+                    ) -> dict[str, Any]:
+        entry: dict[str, Any] = {"seq": self._next_seq(), "time": self.options.wall(),
+                                 "api": api, "path": path, "query": query, **noted}
         self.journal.add(entry)
-        request = ModelRequest.of(api, headers, raw, created=int(started))
-        served = self._served_errors.__contains__
-        if len(raw) > OFF_LOOP_BYTES:  # parsing it would hold every other client up
-            result, notes = await asyncio.to_thread(self._answer_apart, request, served)
-            entry.update(notes)  # here, on the loop's thread, not in the worker
-        else:  # the entry collects the notes itself (a copy less per request)
-            result = self.answer(request, served, entry)
+        return entry
+
+    def _answer_here(self, entry: dict[str, Any], api: Api, headers: Mapping[str, str],
+                     raw: bytes) -> Rejection | Answer:
+        """Answer on the loop's thread; the entry collects the notes itself (a copy less)."""
+        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]))
+        return self._remember(entry, self.answer(request, self._served_errors.__contains__,
+                                                 entry))
+
+    def _remember(self, entry: dict[str, Any], result: Rejection | Answer) -> Rejection | Answer:
         if isinstance(result, Rejection):
             if result.served_error is not None:
                 self._served_errors.add(result.served_error)
         else:
             entry["status"] = 200
-        return entry, result
+        return result
 
     def _answer_apart(
         self, request: ModelRequest, served: Callable[[ErrorKey], bool]
@@ -464,16 +454,14 @@ class MockModelServer:
     # ------------------------------------------------------------------ errors
 
     def _error(self, api: Api, reply: Rejection) -> Response:
-        return Response(
-            orjson.dumps(reply.body(WIRE[api])),
-            status_code=reply.status,
-            headers=reply.headers if reply.scripted else {**reply.headers, **NO_RETRY},
-            media_type="application/json",
-        )
+        ready = self._error_reply(api, reply)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in ready.headers}
+        return Response(ready.body, status_code=ready.status, headers=headers)
 
-    def _fail(self, entry: dict[str, Any], api: Api, reply: Rejection) -> Response:
-        self.settle_rejected(entry, reply)
-        return self._error(api, reply)
+    def _error_reply(self, api: Api, reply: Rejection) -> Ready:
+        headers = reply.headers if reply.scripted else {**reply.headers, **NO_RETRY}
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        return Ready(reply.status, (*JSON_HEADERS, *raw), orjson.dumps(reply.body(WIRE[api])))
 
     def settle_rejected(self, entry: dict[str, Any], reply: Rejection) -> None:
         """Close a journal entry answered with an error."""
@@ -530,26 +518,93 @@ def _plain_error(status: int, message: str) -> Response:
     return JSONResponse({"error": {"status": status, "message": message}}, status_code=status)
 
 
-class _PacedStream(Response):
-    """An SSE response that sends each batch of frames when due, and stops the moment the
-    client goes away (a watcher task waits for ``http.disconnect``)."""
+#: the headers of a JSON answer and of an SSE stream, as the wire carries them
+JSON_HEADERS: tuple[tuple[bytes, bytes], ...] = ((b"content-type", b"application/json"),)
+SSE_RAW_HEADERS: tuple[tuple[bytes, bytes], ...] = tuple(
+    (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SSE_HEADERS.items())
+
+
+@dataclass(slots=True)
+class Streams:
+    """How many answers are being paced out now (``GET /health``'s ``active_streams``)."""
+
+    active: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """An answer all due now: status, headers and the whole body. It goes out as one
+    ASGI response, or on the lean path as one transport write (``stream``: an SSE body,
+    sent chunked like any stream)."""
+
+    status: int
+    headers: tuple[tuple[bytes, bytes], ...]
+    body: bytes
+    stream: bool = False
+
+    def response(self) -> ASGIApp:
+        return self._send
+
+    async def _send(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = list(self.headers)
+        if not self.stream:
+            headers.append((b"content-length", str(len(self.body)).encode()))
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await send({"type": "http.response.body", "body": self.body, "more_body": False})
+
+    def wire(self, default_headers: Sequence[tuple[bytes, bytes]], keep_alive: bool) -> bytes:
+        """The HTTP/1.1 bytes of this answer (what uvicorn would write for it)."""
+        lines = [STATUS_LINES.get(self.status) or b"HTTP/1.1 %d \r\n" % self.status]
+        lines += [name + b": " + value + b"\r\n" for name, value in default_headers]
+        lines += [name + b": " + value + b"\r\n" for name, value in self.headers]
+        if not keep_alive:
+            lines.append(b"connection: close\r\n")
+        if self.stream:
+            lines.append(b"transfer-encoding: chunked\r\n\r\n")
+            if self.body:
+                lines += [b"%x\r\n" % len(self.body), self.body, b"\r\n"]
+            lines.append(b"0\r\n\r\n")
+        else:
+            lines += [b"content-length: %d\r\n\r\n" % len(self.body), self.body]
+        return b"".join(lines)
+
+
+STATUS_LINES = {
+    int(code): b"HTTP/1.1 %d %s\r\n" % (code, code.phrase.encode()) for code in HTTPStatus
+}
+
+
+class _LateBody:
+    """A non-streamed answer sent when its stream would have ended (an ASGI callable)."""
+
+    def __init__(self, body: bytes, end_ms: int, schedule: Schedule, entry: dict[str, Any],
+                 journal: Journal) -> None:
+        self.body, self.end_ms, self.schedule = body, end_ms, schedule
+        self.entry, self.journal = entry, journal
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.schedule.wait(self.end_ms)
+        finally:
+            self.journal.settle(self.entry)
+        await Ready(200, JSON_HEADERS, self.body).response()(scope, receive, send)
+
+
+class _PacedStream:
+    """An SSE answer as an ASGI callable: each batch of frames sent when due, stopping the
+    moment the client goes away (a watcher task waits for ``http.disconnect``)."""
 
     def __init__(
         self, batches: tuple[Batch, ...], schedule: Schedule, entry: dict[str, Any],
-        owner: MockModelServer,
+        journal: Journal, streams: Streams,
     ) -> None:
-        self.owner = owner
-        self.status_code = 200
-        self.background = None
-        self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
         self.batches = batches
         self.schedule = schedule
         self.entry = entry
+        self.journal = journal
+        self.streams = streams
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if all(batch.at_ms <= 0 for batch in self.batches):
-            await self._send_at_once(send)
-            return
         pump = asyncio.current_task()
         disconnected = False
 
@@ -564,9 +619,10 @@ class _PacedStream(Response):
                     return
 
         watcher = asyncio.create_task(watch())
-        self.owner.active_streams += 1
+        self.streams.active += 1
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": list(SSE_RAW_HEADERS)})
             # The schedule starts now, and what is due now goes out now (``pace`` does not
             # yield for a batch already due, so the first one is not a loop cycle late).
             self.schedule.start()
@@ -585,24 +641,6 @@ class _PacedStream(Response):
         except OSError:
             self.entry["disconnected"] = True
         finally:
-            self.owner.active_streams -= 1
-            self.owner.journal.settle(self.entry)
+            self.streams.active -= 1
+            self.journal.settle(self.entry)
             watcher.cancel()
-
-    async def _send_at_once(self, send: Send) -> None:
-        """A stream that is all due at its start (zero delays: agents' usual scenarios) goes
-        out as the headers and one body message: nothing waits, so there is no schedule to
-        keep and no watcher task to stop a wait early. Under agent-shaped load this was a
-        quarter of a streamed answer's server time (a task, a pacing generator and a send per
-        stream)."""
-        self.owner.active_streams += 1
-        try:
-            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            data = b"".join(batch.data for batch in self.batches)
-            await send({"type": "http.response.body", "body": data, "more_body": False})
-            self.entry["completed"] = True
-        except OSError:
-            self.entry["disconnected"] = True
-        finally:
-            self.owner.active_streams -= 1
-            self.owner.journal.settle(self.entry)

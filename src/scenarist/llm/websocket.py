@@ -314,7 +314,7 @@ class _Socket:
     async def stream(self, frames: Frames, schedule: Schedule, entry: dict[str, Any]) -> None:
         """Send each batch's events when due; stop the moment the client goes away."""
         self.pump = asyncio.current_task()
-        self.owner.active_streams += 1
+        self.owner.streams.active += 1
         try:
             if self.gone:  # went away while the answer was made (on a worker thread)
                 raise OSError("the client went away")
@@ -337,7 +337,7 @@ class _Socket:
             entry["disconnected"] = True
         finally:
             self.pump = None
-            self.owner.active_streams -= 1
+            self.owner.streams.active -= 1
             self.owner.journal.settle(entry)
 
     async def warm_up(self, event: Mapping[str, Any]) -> None:
