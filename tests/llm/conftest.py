@@ -35,7 +35,7 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import WEBSOCKET_SETTINGS, bind
+        from scenarist.llm.cli import bind, protocol_settings
 
         self.server = server
         sock = bind("127.0.0.1", 0)
@@ -47,7 +47,7 @@ class Served:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=1,
-            **WEBSOCKET_SETTINGS,
+            **protocol_settings(server),
         )
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(

@@ -20,7 +20,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the server (Starlette) is imported only when it serves
+    from scenarist.llm.server import MockModelServer
 
 from scenarist.llm.script import Script
 from scenarist.scenario.cli_parser import (
@@ -211,6 +214,14 @@ def _start(args: argparse.Namespace) -> int:
 WEBSOCKET_SETTINGS: dict[str, Any] = {"ws": "websockets-sansio", "ws_per_message_deflate": False}
 
 
+def protocol_settings(server: MockModelServer) -> dict[str, Any]:
+    """uvicorn's protocols for ``server``: HTTP with the lean path for ``POST /v1/*``
+    (:mod:`scenarist.llm.lean_http`; h11 without httptools) and the WebSocket settings."""
+    from scenarist.llm.lean_http import lean_protocol
+
+    return {"http": lean_protocol(server) or "h11", **WEBSOCKET_SETTINGS}
+
+
 def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -234,11 +245,10 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         access_log=False,
         lifespan="off",
         loop=_best("uvloop", "asyncio"),
-        http=_best("httptools", "h11"),
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
-        **WEBSOCKET_SETTINGS,
+        **protocol_settings(server),
     )
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

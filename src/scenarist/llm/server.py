@@ -351,7 +351,7 @@ class MockModelServer:
 
     def _refuse(self, api: Api, headers: Mapping[str, str]) -> Response | None:
         ctype = headers.get("content-type", "")
-        if ctype.split(";")[0].strip().lower() not in ("application/json", ""):
+        if not json_body(ctype):
             return self._error(
                 api,
                 Rejection(
@@ -493,6 +493,11 @@ _MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def json_body(content_type: str) -> bool:
+    """Whether a model request's ``Content-Type`` is one this server reads (JSON, or none)."""
+    return content_type.split(";")[0].strip().lower() in ("application/json", "")
 
 
 def _too_large(limit: int, declared: str | None = None) -> Rejection:
