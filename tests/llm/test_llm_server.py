@@ -441,7 +441,7 @@ def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
     """The first frames go out before any other task runs (not a loop cycle later, which
     made them late and every later frame early relative to them); later ones at t0 + at."""
     from scenarist.llm.answer import Batch
-    from scenarist.llm.server import Streams, _PacedStream
+    from scenarist.llm.reply import PacedStream, Streams
     from scenarist.play import Schedule
 
     async def play() -> list[tuple[float, bytes, bool]]:
@@ -462,7 +462,7 @@ def test_a_stream_sends_what_is_due_at_once_then_keeps_its_schedule() -> None:
         asyncio.get_running_loop().create_task(other())
         batches = (Batch(0, b"a"), Batch(50, b"b"), Batch(120, b"c"))
         entry: dict[str, Any] = {}
-        await _PacedStream(batches, Schedule(clock), entry, Journal(), Streams())(
+        await PacedStream(batches, Schedule(clock), entry, Journal(), Streams())(
             {}, receive, send)
         assert entry["completed"] is True
         return sent

@@ -21,7 +21,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from scenarist.llm.server import _MODEL_PATHS, OFF_LOOP_BYTES, MockModelServer, Ready, json_body
+from scenarist.llm.reply import Ready
+from scenarist.llm.server import _MODEL_PATHS, OFF_LOOP_BYTES, MockModelServer, json_body
 
 
 def lean_protocol(server: MockModelServer) -> type[Any] | None:

@@ -15,9 +15,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
@@ -35,7 +33,6 @@ from scenarist.llm.answer import (
     AgentType,
     Answer,
     Answerer,
-    Batch,
     ErrorKey,
     Memo,
     ModelRequest,
@@ -47,12 +44,12 @@ from scenarist.llm.continuation import ThreadFields
 from scenarist.llm.conversation import Api, Conversation
 from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
+from scenarist.llm.reply import JSON_HEADERS, SSE_RAW_HEADERS, LateBody, PacedStream, Ready, Streams
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.script import Script
 from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace
-from scenarist.play import Clock, RealClock, Schedule, pace
-from scenarist.wire import SSE_HEADERS
+from scenarist.play import Clock, RealClock, Schedule
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
@@ -384,7 +381,7 @@ class MockModelServer:
         schedule = Schedule(self.options.clock, speed=self.options.speed)
         if encoded.body is not None:
             if encoded.end_ms > 0:  # a non-streamed answer arrives when the stream would end
-                return _LateBody(encoded.body, encoded.end_ms, schedule, entry, self.journal)
+                return LateBody(encoded.body, encoded.end_ms, schedule, entry, self.journal)
             self.journal.settle(entry)
             return Ready(200, JSON_HEADERS, encoded.body)
         if all(batch.at_ms <= 0 for batch in encoded.batches):
@@ -394,7 +391,7 @@ class MockModelServer:
             self.journal.settle(entry)
             return Ready(200, SSE_RAW_HEADERS, b"".join(b.data for b in encoded.batches),
                          stream=True)
-        return _PacedStream(encoded.batches, schedule, entry, self.journal, self.streams)
+        return PacedStream(encoded.batches, schedule, entry, self.journal, self.streams)
 
     def answer_now(self, api: Api, headers: Mapping[str, str], path: str, query: str,
                    raw: bytes) -> Ready | ASGIApp:
@@ -521,131 +518,3 @@ def read_request_count(raw: bytes) -> Conversation:
 def _plain_error(status: int, message: str) -> Response:
     """An error of the server's own endpoints (not a model API): ``{"error": {...}}``."""
     return JSONResponse({"error": {"status": status, "message": message}}, status_code=status)
-
-
-#: the headers of a JSON answer and of an SSE stream, as the wire carries them
-JSON_HEADERS: tuple[tuple[bytes, bytes], ...] = ((b"content-type", b"application/json"),)
-SSE_RAW_HEADERS: tuple[tuple[bytes, bytes], ...] = tuple(
-    (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SSE_HEADERS.items())
-
-
-@dataclass(slots=True)
-class Streams:
-    """How many answers are being paced out now (``GET /health``'s ``active_streams``)."""
-
-    active: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Ready:
-    """An answer all due now: status, headers and the whole body. It goes out as one
-    ASGI response, or on the lean path as one transport write (``stream``: an SSE body,
-    sent chunked like any stream)."""
-
-    status: int
-    headers: tuple[tuple[bytes, bytes], ...]
-    body: bytes
-    stream: bool = False
-
-    def response(self) -> ASGIApp:
-        return self._send
-
-    async def _send(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = list(self.headers)
-        if not self.stream:
-            headers.append((b"content-length", str(len(self.body)).encode()))
-        await send({"type": "http.response.start", "status": self.status, "headers": headers})
-        await send({"type": "http.response.body", "body": self.body, "more_body": False})
-
-    def wire(self, default_headers: Sequence[tuple[bytes, bytes]], keep_alive: bool) -> bytes:
-        """The HTTP/1.1 bytes of this answer (what uvicorn would write for it)."""
-        lines = [STATUS_LINES.get(self.status) or b"HTTP/1.1 %d \r\n" % self.status]
-        lines += [name + b": " + value + b"\r\n" for name, value in default_headers]
-        lines += [name + b": " + value + b"\r\n" for name, value in self.headers]
-        if not keep_alive:
-            lines.append(b"connection: close\r\n")
-        if self.stream:
-            lines.append(b"transfer-encoding: chunked\r\n\r\n")
-            if self.body:
-                lines += [b"%x\r\n" % len(self.body), self.body, b"\r\n"]
-            lines.append(b"0\r\n\r\n")
-        else:
-            lines += [b"content-length: %d\r\n\r\n" % len(self.body), self.body]
-        return b"".join(lines)
-
-
-STATUS_LINES = {
-    int(code): b"HTTP/1.1 %d %s\r\n" % (code, code.phrase.encode()) for code in HTTPStatus
-}
-
-
-class _LateBody:
-    """A non-streamed answer sent when its stream would have ended (an ASGI callable)."""
-
-    def __init__(self, body: bytes, end_ms: int, schedule: Schedule, entry: dict[str, Any],
-                 journal: Journal) -> None:
-        self.body, self.end_ms, self.schedule = body, end_ms, schedule
-        self.entry, self.journal = entry, journal
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await self.schedule.wait(self.end_ms)
-        finally:
-            self.journal.settle(self.entry)
-        await Ready(200, JSON_HEADERS, self.body).response()(scope, receive, send)
-
-
-class _PacedStream:
-    """An SSE answer as an ASGI callable: each batch of frames sent when due, stopping the
-    moment the client goes away (a watcher task waits for ``http.disconnect``)."""
-
-    def __init__(
-        self, batches: tuple[Batch, ...], schedule: Schedule, entry: dict[str, Any],
-        journal: Journal, streams: Streams,
-    ) -> None:
-        self.batches = batches
-        self.schedule = schedule
-        self.entry = entry
-        self.journal = journal
-        self.streams = streams
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        pump = asyncio.current_task()
-        disconnected = False
-
-        async def watch() -> None:
-            nonlocal disconnected
-            while True:
-                message: Message = await receive()
-                if message["type"] == "http.disconnect":
-                    disconnected = True
-                    if pump is not None:
-                        pump.cancel()
-                    return
-
-        watcher = asyncio.create_task(watch())
-        self.streams.active += 1
-        try:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": list(SSE_RAW_HEADERS)})
-            # The schedule starts now, and what is due now goes out now (``pace`` does not
-            # yield for a batch already due, so the first one is not a loop cycle late).
-            self.schedule.start()
-            async with aclosing(pace(self.batches, self.schedule)) as due:
-                async for batch in due:
-                    await send(
-                        {"type": "http.response.body", "body": batch.data, "more_body": True}
-                    )
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            self.entry["completed"] = True
-        except asyncio.CancelledError:
-            if not disconnected or pump is None:
-                raise
-            pump.uncancel()
-            self.entry["disconnected"] = True
-        except OSError:
-            self.entry["disconnected"] = True
-        finally:
-            self.streams.active -= 1
-            self.journal.settle(self.entry)
-            watcher.cancel()
