@@ -385,6 +385,8 @@ class LoadResult:
     ttfb_p99_ms: float
     client_cpu: float  # share of one core the generator used
     samples: list[tuple[Request, bytes]] = field(default_factory=list)
+    answers: int = 0  # answers received in the run
+    server_us: float = 0.0  # the server's CPU (user + system) per answer, µs
 
 
 async def load(port: int, reqs: list[Request], seconds: float, connections: int) -> LoadResult:
@@ -422,7 +424,7 @@ async def load(port: int, reqs: list[Request], seconds: float, connections: int)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     ttfbs.sort()
     p99 = ttfbs[min(len(ttfbs) - 1, int(len(ttfbs) * 0.99))] * 1000
-    return LoadResult(sum(counts) / wall, p99, cpu / wall, samples)
+    return LoadResult(sum(counts) / wall, p99, cpu / wall, samples, sum(counts))
 
 
 # --- checking answers ------------------------------------------------------------------
@@ -518,16 +520,31 @@ async def verify(server: str, port: int, reqs: list[Request], stream: bool) -> N
 # --- running it ------------------------------------------------------------------------
 
 
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its children (aimock's bin may be a wrapper)."""
+    try:
+        return [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+    except OSError:
+        return [pid]
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and its children: per answer, the
+    server's cost is a figure the shared machine's load moves far less than its rate."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     """Resident set of ``pid`` and its children (aimock's bin may be a wrapper)."""
     total = 0
-    pids = [pid]
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        pids += [int(c) for c in children]
-    except OSError:
-        pass
-    for p in pids:
+    for p in _tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -605,6 +622,13 @@ def report(
             + "".join(f"{ttfb[n]:12.1f}" for n in names)
             + f"   {ttfb['default'] / ttfb['aimock']:14.2f}  {ttfb['no-memo'] / ttfb['aimock']:14.2f}"
         )
+        us = {n: statistics.median(r.server_us for r in by[n]) for n in names}
+        print(
+            f"{'  server CPU µs/answer':24s}"
+            + "".join(f"{us[n]:12.0f}" for n in names)
+            + f"   {us['default'] / us['aimock']:14.2f}  {us['no-memo'] / us['aimock']:14.2f}"
+            + f"  {us['default'] / us['floor']:13.2f}  {us['default'] / us['no-memo']:15.2f}"
+        )
         cpu = max(r.client_cpu for n in names for r in by[n])
         print(f"{'  client CPU (max)':24s}{cpu:12.0%}")
     print(f"{'RSS max MB':24s}" + "".join(f"{rss[n]:12.0f}" for n in names))
@@ -615,8 +639,12 @@ def report(
                 r.rate for r in by[name]
             )
             p99 = statistics.median(r.ttfb_p99_ms for r in by[name])
+            us = statistics.median(r.server_us for r in by[mine]) / statistics.median(
+                r.server_us for r in by[name]
+            )
             print(
-                f"{load_name:24s} {mine} vs {name}: {ratio:5.2f}x  ({name} TTFB p99 {p99:.1f} ms)"
+                f"{load_name:24s} {mine} vs {name}: {ratio:5.2f}x, server CPU per answer"
+                f" {us:4.2f}x  ({name} TTFB p99 {p99:.1f} ms)"
             )
         print(f"{'RSS max MB':24s} {name}: {rss[name]:.0f}")
 
@@ -701,7 +729,9 @@ def main() -> int:
                     turn = (rnd * len(loads) + k) % len(order)
                     for name, (port, pid) in order[turn:] + order[:turn]:
                         time.sleep(SETTLE_S)
+                        cpu0 = cpu_s(pid)
                         res = asyncio.run(load(port, reqs, args.seconds, conns))
+                        res.server_us = (cpu_s(pid) - cpu0) / max(1, res.answers) * 1e6
                         for req, raw in res.samples:
                             check(name, req, raw, stream)
                         rss[name] = max(rss.get(name, 0.0), rss_mb(pid))
@@ -709,6 +739,7 @@ def main() -> int:
                         print(
                             f"round {rnd + 1} {load_name:20s} {name:8s} {res.rate:8.0f}/s"
                             f" ttfb p99 {res.ttfb_p99_ms:6.1f} ms client CPU {res.client_cpu:4.0%}"
+                            f" server {res.server_us:5.0f} µs/answer"
                             f" ({len(res.samples)} answers checked)",
                             flush=True,
                         )
