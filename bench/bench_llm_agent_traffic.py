@@ -20,7 +20,8 @@ event). Every server answers every request kind before the rounds and a sample (
 the answers under load; each answer is parsed and checked (text, tool name, command).
 
 The servers run on CPU 0 and the load generator (a raw-socket asyncio client on uvloop) on
-CPU 1; the generator reports its own CPU use per run, so a saturated client shows. Loads are
+CPU 1; the generator reports its own CPU use per run, so a saturated client shows, and each
+server's CPU per answer (from /proc: the figure the shared machine's load moves least). Loads are
 measured in interleaved rounds (every server once per load and round, the order turning from
 run to run, a 1 s pause before each), figures are medians.
 
