@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from types import ModuleType
 
 import scenarist
 from scenarist.codex.errors import CodexUsageError
@@ -19,14 +24,53 @@ from scenarist.llm.profiles import EditError
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.selection import RequestSelectionError
 from scenarist.rest.problems import Problem
+from scenarist.rest.store import StoreUrlError
+from scenarist.runner.errors import RunnerError
 from scenarist.scenario.cli_parser import UsageReported
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.select import ScenarioIndex, SelectionError
 
 
+def _modules() -> Iterator[ModuleType]:
+    """Every module of the package, imported (``__main__`` only calls the CLI's ``run``)."""
+    yield scenarist
+    for info in pkgutil.walk_packages(scenarist.__path__, "scenarist."):
+        if info.name.rpartition(".")[2] == "__main__":
+            continue
+        yield importlib.import_module(info.name)
+
+
+def _classes_of(owner: object, module: str) -> Iterator[type]:
+    """The classes defined in ``module`` reachable from ``owner``, nested ones included."""
+    for value in vars(owner).values():
+        if inspect.isclass(value) and value.__module__ == module and value is not owner:
+            yield value
+            yield from _classes_of(value, module)
+
+
+def _exception_classes() -> dict[str, type]:
+    found: dict[str, type] = {}
+    for module in _modules():
+        for cls in _classes_of(module, module.__name__):
+            if issubclass(cls, BaseException):
+                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return found
+
+
+def test_every_exception_class_in_the_package_descends_from_scenarist_error() -> None:
+    found = _exception_classes()
+    outside = sorted(name for name, cls in found.items() if not issubclass(cls, ScenaristError))
+    assert outside == [], f"derive these from scenarist.errors.ScenaristError: {outside}"
+    # the walk reached every front end, so an empty result above means something
+    packages = {name.split(".")[1] for name in found}
+    assert {"acp", "agent", "codex", "hub", "llm", "rest", "runner", "scenario"} <= packages
+    assert {Problem, RunnerError, StoreUrlError, ScenaristError} <= set(found.values())
+
+
 def test_branches_state_their_contracts() -> None:
-    assert {c: c.exit_status for c in (UsageReported, ConfigError, CodexUsageError, DemoError)} == {
-        UsageReported: 2, ConfigError: 2, CodexUsageError: 1, DemoError: 1}
+    usage = (UsageReported, ConfigError, CodexUsageError, DemoError, StoreUrlError)
+    assert {c: c.exit_status for c in usage} == {
+        UsageReported: 2, ConfigError: 2, CodexUsageError: 1, DemoError: 1, StoreUrlError: 2}
     for wire in (RequestError, RequestSelectionError, PositionError, ProtocolError, Problem):
         assert issubclass(wire, WireError)
     for other in (ScenarioError, SelectionError, FakeModelError, EditError, ServerStartError,

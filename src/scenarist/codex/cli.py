@@ -25,6 +25,7 @@ from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
 from scenarist.codex.turn import CodexTurn, frame_turn
+from scenarist.errors import ScenaristError
 from scenarist.files import FileTooLarge, NotRegularFile, read_regular_bytes
 
 TYPE_CHECKING = False
@@ -318,7 +319,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
     return cfg, interactive
 
 
-class _Help(Exception):
+class _Help(ScenaristError):
     """``-h``/``--help`` was given."""
 
 

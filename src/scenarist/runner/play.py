@@ -54,7 +54,7 @@ from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.golden import golden_diff, golden_text
-from scenarist.runner.keys import KeyError_, parse_input
+from scenarist.runner.keys import KeySequenceError, parse_input
 from scenarist.runner.profile import TerminalProfile, load_profile
 from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
 from scenarist.runner.screen import ScreenCapture
@@ -499,7 +499,7 @@ class _Run:
             raise
         except TerminalTimeout as exc:
             return stamp.result(beat.kind, "failed", str(exc), capture=exc.capture)
-        except (RunnerError, KeyError_) as exc:
+        except (RunnerError, KeySequenceError) as exc:
             return stamp.result(beat.kind, "failed", str(exc))
 
     def _dispatch(self, beat: Beat, stamp: _Stamp) -> StepResult:

@@ -20,6 +20,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from scenarist.errors import ScenaristError
 from scenarist.runner.play import RunOptions, run_scenario
 from scenarist.runner.result import RunResult
 
@@ -28,7 +29,7 @@ __all__ = ["ScenarioFailed", "expect_passed", "run_for_test"]
 _OPTION_NAMES = frozenset(f.name for f in fields(RunOptions))
 
 
-class ScenarioFailed(AssertionError):
+class ScenarioFailed(ScenaristError, AssertionError):
     """A scenario run by a test failed; the message lists every failure and the logs."""
 
 
