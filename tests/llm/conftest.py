@@ -35,7 +35,8 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import WEBSOCKET_SETTINGS, bind
+        from scenarist.llm.cli import WEBSOCKET_SETTINGS
+        from scenarist.serving import bind
 
         self.server = server
         sock = bind("127.0.0.1", 0)
