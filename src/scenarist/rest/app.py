@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,6 +26,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from scenarist.json_bytes import dump_bytes
 from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
@@ -472,7 +472,7 @@ class RestServer:
 
         doc = openapi_document([(m, API + p, s) for m, p, _, s in self.table()],
                                self.options.version, api_key=self.options.api_key is not None)
-        return Response(orjson.dumps(doc), media_type="application/json")
+        return Response(dump_bytes(doc), media_type="application/json")
 
 
 def _context(request: Request) -> int:
@@ -498,7 +498,7 @@ def _frame(event: StoredEvent, sid: str, dialect: Dialect) -> ServerSentEvent | 
     named = webui_event(event.body, sid)
     if named is None:
         return None
-    return ServerSentEvent(data=orjson.dumps(named[1]).decode(), event=named[0],
+    return ServerSentEvent(data=dump_bytes(named[1]).decode(), event=named[0],
                            id=str(event.seq), sep="\n")
 
 

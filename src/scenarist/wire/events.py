@@ -24,6 +24,10 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 
 DEFAULT_MODEL = "mock-model"
 
+CREATED = 1_700_000_000
+"""The fixed ``created``/``created_at`` time (2023-11-14T22:13:20Z) of every encoded answer and
+listed model when no time is passed, so output is deterministic (servers pass the time)."""
+
 
 @dataclass(slots=True)
 class Usage:

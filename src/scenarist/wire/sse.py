@@ -1,11 +1,10 @@
 """Server-sent-event frames: what every streaming encoder yields, and their bytes."""
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-import orjson
+from scenarist.json_bytes import dump_bytes
 
 
 class Frame(NamedTuple):
@@ -24,18 +23,6 @@ class Frame(NamedTuple):
         if self.event is None:
             return b"data: " + data + b"\n\n"
         return b"event: " + self.event.encode() + b"\ndata: " + data + b"\n\n"
-
-
-def dump_bytes(obj: Any) -> bytes:
-    """Compact UTF-8 JSON with non-ASCII kept as is (what the real APIs send).
-
-    orjson does the work (JSON encoding was most of the cost of a long stream); the stdlib
-    encoder, which writes the same bytes, takes what orjson refuses (e.g. non-str keys).
-    """
-    try:
-        return orjson.dumps(obj)
-    except TypeError:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def encode_frames(frames: Iterable[Frame]) -> Iterator[bytes]:
