@@ -26,6 +26,7 @@ from scenarist.llm.selection import RequestSelectionError
 from scenarist.rest.problems import Problem
 from scenarist.rest.store import StoreUrlError
 from scenarist.runner.errors import RunnerError
+from scenarist.runner.result import RunResult, ScenarioFailed
 from scenarist.scenario.cli_parser import UsageReported
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.select import ScenarioIndex, SelectionError
@@ -101,3 +102,18 @@ def test_importing_scenarist_loads_no_scenario_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert scenarist.ScenarioError is ScenarioError and scenarist.FakeModelError is FakeModelError
+
+
+def test_a_failed_run_raises_for_failure_as_an_assertion_listing_every_failure() -> None:
+    failed = RunResult("demo", "demo.yaml", "program", "xterm", "failed", (), (),
+                       ("the program exited 3",), 3, 12.0, "/tmp/logs", None)
+    try:
+        failed.raise_for_failure()
+    except ScenarioFailed as exc:
+        assert isinstance(exc, AssertionError) and isinstance(exc, ScenaristError)
+        assert "- the program exited 3" in str(exc) and "/tmp/logs" in str(exc)
+    else:
+        raise AssertionError("a failed run must raise")
+    passed = RunResult("demo", "demo.yaml", "program", "xterm", "passed", (), (), (), 0, 1.0,
+                       "/tmp/logs", None)
+    assert passed.raise_for_failure() is passed

@@ -48,7 +48,7 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │                                  TerminalTimeout carries the screen (runner.terminal)
     ├── ScenarioFailed                 a scenario run from a test failed; also an
     │                                  ``AssertionError`` so pytest reports it as one
-    │                                  (runner.pytest_entry)
+    │                                  (runner.result)
     └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
                                        (agent.cli, agent.play)
 
