@@ -413,16 +413,10 @@ class _Run:
         command, *args = self.options.command
         env = {**os.environ, **(self.options.env or {})}
         self.tree = tree = ProcessTree()
-        try:
-            self.process = process = await asyncio.create_subprocess_exec(
-                command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=tree.environ(env),
-                cwd=str(self.workspace.root), limit=STDIO_LIMIT, start_new_session=True,
-                preexec_fn=tree.enter)
-        except BaseException:
-            tree.close()
-            raise
-        tree.adopt(process.pid)
+        self.process = process = await tree.create_subprocess_exec(
+            command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env, cwd=str(self.workspace.root),
+            limit=STDIO_LIMIT)
         assert process.stdin is not None and process.stdout is not None
         lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
                              log=lambda _: None, on_refusal=self.refused)

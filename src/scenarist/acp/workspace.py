@@ -83,16 +83,10 @@ class Workspace:
         where = self.path(cwd) if cwd else self.root
         where.mkdir(parents=True, exist_ok=True)
         tree = ProcessTree()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                command, *args, cwd=where, env=tree.environ({**os.environ, **env}),
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-                preexec_fn=tree.enter)
-        except BaseException:
-            tree.close()
-            raise
-        tree.adopt(process.pid)
+        process = await tree.create_subprocess_exec(
+            command, *args, cwd=where, env={**os.environ, **env},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
         self._count += 1
         terminal_id = f"term-{self._count}"
         terminal = Terminal(process, tree, limit)
