@@ -5,9 +5,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import scenarist
@@ -117,3 +119,26 @@ def test_a_failed_run_raises_for_failure_as_an_assertion_listing_every_failure()
     passed = RunResult("demo", "demo.yaml", "program", "xterm", "passed", (), (), (), 0, 1.0,
                        "/tmp/logs", None)
     assert passed.raise_for_failure() is passed
+
+
+def _tree(text: str) -> list[str]:
+    """The lines of the error tree picture that starts with ``ScenaristError`` in ``text``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("ScenaristError "))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    out = []
+    for line in lines[start:]:
+        if not line.strip() or line.startswith("```"):
+            break
+        out.append(line[indent:].rstrip())
+    return out
+
+
+def test_the_documented_tree_names_every_public_exception_class() -> None:
+    picture = _tree(scenarist.errors.__doc__ or "")
+    docs = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+    assert _tree(docs.read_text(encoding="utf-8")) == picture, "docs/architecture.md differs"
+    named = set(re.findall(r"\b[A-Z]\w+", "\n".join(picture)))
+    public = {cls.__name__ for cls in _exception_classes().values()
+              if not cls.__name__.startswith("_")}
+    assert sorted(public - named) == []

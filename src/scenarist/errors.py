@@ -21,7 +21,7 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   ├── RequestSelectionError      no scenario answers this model API request (llm.selection)
     │   ├── PositionError              the request is past the scenario's end or strays from it
     │   │                              (llm.position)
-    │   ├── ContinuationError          a continued response id this server never gave
+    │   ├── ContinuationError          a previous_response_id / thread id that is none of ours
     │   │                              (llm.continuation)
     │   ├── ProtocolError              a hub client frame the hub refuses (hub.protocol)
     │   ├── Problem                    a REST request refused as problem+json (rest.problems)
@@ -31,14 +31,16 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
     ├── StdinError                     a hub agent cannot take more input (hub.process)
     ├── ArgError                       a tool argument that does not fit (scenario.tools)
-    ├── FitError                       no declared tool can carry an action, 400 (llm.tool_fit)
-    ├── PointerError                   a bad JSON pointer, or one naming nothing (scenario.json_assert)
+    ├── FitError                       no declared tool can carry an action (llm.tool_fit; 400)
+    ├── PointerError                   a bad JSON pointer (scenario.json_assert)
     ├── KeySequenceError               a modified key with no terminal sequence, ``<ctrl-1>``;
     │                                  the loader reports it located (scenario.keys)
     ├── LimitError                     a YAML document past the loader's depth/alias limits; the
     │                                  loader reports it located (scenario.source)
     ├── NotRegularFile, FileTooLarge   an input path that is a FIFO/device, or too big; also
-    │                                  ``OSError``\\ s, each caller words them (files)
+    │                                  an ``OSError``, each caller words it (files)
+    ├── Escape                         a path that would leave its root; each front end words it
+    │                                  (confine)
     ├── WorkspaceError                 the llm workspace cannot be read; OutsideWorkspace: a path
     │                                  that leaves it (llm.workspace)
     ├── AgentError                     the mock agent reports it as one line; PathRefused
