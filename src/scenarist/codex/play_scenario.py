@@ -18,12 +18,12 @@ interactive run plays one turn per line it reads; a single prompt plays them all
 from __future__ import annotations
 
 import difflib
-import json
 from bisect import bisect_right
 
 from scenarist.codex import build
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.turn import Sleep
+from scenarist.json_out import as_text
 from scenarist.scenario import (
     AgentEdits,
     AgentPlan,
@@ -166,7 +166,7 @@ def _run_cmd(
     # without a toolExecution, the result is the command's output
     out: list[CodexEvent] = []
     if event.tool_execution is None and event.result is not None:
-        call.stdout = _text(event.result)
+        call.stdout = as_text(event.result)
         if call.stdout and not call.stdout.endswith("\n"):
             call.stdout += "\n"
         out.append(build.exec_output(call_id, "stdout", call.stdout))
@@ -193,7 +193,7 @@ def _other_tool(turn: CodexTurn, event: AgentToolUse) -> list[CodexEvent]:
         case EditFile(path=path, old_string=old, new_string=new):
             change = build.file_change("update", diff=unified_diff(old, new))
             return build.apply_patch(turn, {path: change}, success=success)
-    result = _text(event.result) if event.result is not None else f"{event.tool.name} done"
+    result = as_text(event.result) if event.result is not None else f"{event.tool.name} done"
     return build.mcp_call(
         turn,
         "scenario",
@@ -221,7 +221,3 @@ def unified_diff(old: str | None, new: str | None) -> str:
     new_lines = [line + "\n" for line in (new or "").splitlines()]
     hunks = list(difflib.unified_diff(old_lines, new_lines, n=1))[2:]  # no ---/+++ header
     return "".join(hunks)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

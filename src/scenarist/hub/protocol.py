@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from scenarist.errors import WireError
-from scenarist.json_bytes import dump_bytes
+from scenarist.json_out import dump_bytes
 
 State = Literal["idle", "starting", "running", "exited", "error"]
 OutputStream = Literal["stdout", "stderr"]

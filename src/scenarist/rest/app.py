@@ -26,7 +26,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from scenarist.json_bytes import dump_bytes
+from scenarist.json_out import dump_bytes
 from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event

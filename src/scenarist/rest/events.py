@@ -16,11 +16,11 @@ keep parsing. The *webui* dialect is the named-event one the reference web UI li
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scenarist.json_out import as_text
 from scenarist.rest.tools import tool_call
 from scenarist.scenario import (
     AgentEdits,
@@ -193,7 +193,7 @@ def _tool_events(beat: Beat, use: AgentToolUse) -> Iterator[Body]:
             yield _log(line, level=level, tool_execution_id=tid, tool_name=name,
                        source=step.type)
     elif beat.kind == "toolResult":
-        yield {"type": "tool_result", "tool_name": name, "tool_output": _output(use.result),
+        yield {"type": "tool_result", "tool_name": name, "tool_output": as_text(use.result),
                "tool_execution_id": tid, "status": _tool_status(use)}
 
 
@@ -203,12 +203,6 @@ def _tool_status(use: AgentToolUse) -> Literal["completed", "failed"]:
         if codes and codes[-1] not in (None, 0):
             return "failed"
     return "failed" if use.status in ("error", "failed") else "completed"
-
-
-def _output(result: Any) -> str:
-    if result is None:
-        return ""
-    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 def _edit_events(edit: AgentEdits) -> Iterator[Body]:

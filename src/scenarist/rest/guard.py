@@ -20,7 +20,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scenarist.json_bytes import dump_bytes
+from scenarist.json_out import dump_bytes
 from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body, problem_response
 
 __all__ = ["Guard", "ProblemCORS", "http_protocol", "log_internal"]

@@ -10,7 +10,7 @@ from typing import Any
 from starlette.responses import Response
 
 from scenarist.errors import WireError
-from scenarist.json_bytes import dump_bytes
+from scenarist.json_out import dump_bytes
 
 __all__ = ["MEDIA_TYPE", "Problem", "problem_body", "problem_response"]
 

@@ -141,10 +141,12 @@ def _jsonable(value: Any) -> bool:
 def _summary(entry: dict[str, Any]) -> str:
     import json
 
+    from scenarist.json_out import as_text
+
     for key in ("text", "tool"):
         if key in entry:
             value = entry[key]
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            text = as_text(value)
             if key == "tool":  # a call shows its arguments, a result its status and output
                 detail = entry["args"] if "args" in entry else {
                     k: entry[k] for k in ("status", "result") if entry.get(k) is not None}

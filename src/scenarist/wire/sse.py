@@ -4,7 +4,7 @@
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from scenarist.json_bytes import dump_bytes
+from scenarist.json_out import dump_bytes
 
 
 class Frame(NamedTuple):
