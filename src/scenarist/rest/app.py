@@ -436,10 +436,11 @@ class RestServer:
 
     async def diff(self, request: Request) -> Response:
         changes = await self._changes((await self._row(request)).id)
+        context = _context(request)  # checked even when there is nothing to diff yet
         wanted = [p for p in request.query_params.get("files", "").split(",") if p]
         if wanted:
             changes = [c for c in changes if c["path"] in wanted]
-        items = [diff_json(c, _context(request)) for c in changes]
+        items = [diff_json(c, context) for c in changes]
         return JSONResponse({"items": items, "total": len(items)})
 
     # -- catalogues and service ---------------------------------------------------------
