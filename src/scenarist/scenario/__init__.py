@@ -18,6 +18,7 @@ Loading raises only :class:`ScenarioError` (with every :class:`Issue` of the fil
 """
 
 from scenarist.scenario.beats import (
+    BEAT_KINDS,
     BEATS,
     AgentBeat,
     AgentEditsBeat,
@@ -168,6 +169,7 @@ __all__ = [
 # the typed beats of a compiled timeline (scenarist.scenario.beats)
 __all__ += [
     "BEATS",
+    "BEAT_KINDS",
     "AgentBeat",
     "AgentEditsBeat",
     "AgentFileReadsBeat",

@@ -51,7 +51,7 @@ from scenarist.scenario.model import (
 )
 
 __all__ = [
-    "BEATS", "EVENT_BEATS", "AgentBeat", "AgentEditsBeat", "AgentFileReadsBeat",
+    "BEATS", "BEAT_KINDS", "EVENT_BEATS", "AgentBeat", "AgentEditsBeat", "AgentFileReadsBeat",
     "AgentPermissionRequestBeat", "AgentPlanBeat", "ApplyPatchBeat", "AssertBeat",
     "AssistantBeat", "Beat", "CompleteBeat", "ErrorBeat", "InitializeBeat", "LogBeat",
     "MergeBeat", "ProgressBeat", "PromptBeat", "ResponseBeat", "ScreenshotBeat",
@@ -313,6 +313,9 @@ Beat = (AgentBeat | PromptBeat | SetModeBeat | SetModelBeat | UserEditsBeat | Ap
 
 #: every beat type, in the order above (``Beat`` at run time, for lists and checks)
 BEATS: tuple[type[Beat], ...] = get_args(Beat)
+
+#: every kind, with what its beat is (the record's docstring): the stable API's table
+BEAT_KINDS: dict[str, str] = {b.kind: (b.__doc__ or "").strip() for b in BEATS}
 
 #: the beat of an event that happens at one moment, by the event's kind: every beat but
 #: those the compiler times step by step
