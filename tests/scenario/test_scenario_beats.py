@@ -38,6 +38,7 @@ from scenarist.scenario import (
     ToolStartBeat,
     Turn,
     compile_timeline,
+    load_scenario,
     load_scenario_text,
     model,
     turns_of,
@@ -127,6 +128,20 @@ def test_the_compiled_beats_are_typed() -> None:
     assert isinstance(think, ThinkBeat) and think.step.text == "lead-in"
     assert isinstance(error, ErrorBeat) and error.step.error_type == "rate_limit_error"
     assert all(isinstance(b, Beat) for b in beats)
+
+
+def test_every_compiled_beat_holds_what_its_type_says() -> None:
+    """The compiler is the one place beats are built (with the shared ``__init__``): check
+    every beat of every example against its record's annotations."""
+    hints = {b: get_type_hints(b) for b in BEATS}
+    seen = set()
+    for path in sorted((ROOT / "examples").glob("*.yaml")):
+        for beat in compile_timeline(load_scenario(path)).beats:
+            seen.add(type(beat))
+            assert isinstance(beat.event, hints[type(beat)]["event"]), (path, beat)
+            step = getattr(beat, "step", None)  # only the per-step kinds have one
+            assert isinstance(step, hints[type(beat)].get("step", type(None))), (path, beat)
+    assert len(seen) >= 20  # the examples show most kinds
 
 
 def test_turns_are_cut_in_file_order() -> None:

@@ -3,8 +3,8 @@
 Pure. The history (beats before ``sessionStart``) is replayed on ``session/load``. The live
 part is cut at each ``userInputs`` prompt: a turn is the prompt and the agent beats written
 after it, up to the next prompt (:func:`scenarist.scenario.turns_of` makes the cut). Agent
-beats written before the first live prompt (a session loaded
-mid-task) belong to the first turn, which then answers whatever the client prompts first.
+beats written before the first live prompt (a session loaded mid-task) belong to the first
+turn, which then answers whatever the client prompts first.
 A ``userCancelSession`` stays in its turn: the agent plays up to it and waits there for
 the client's ``session/cancel``. A scripted ``error`` ends the prompt it falls in (the
 prompt is answered with the error); the beats after it form a *retry* turn, which the

@@ -16,8 +16,10 @@ name), and making each kind a dataclass of its own would add nothing but start-u
 generated classes cost ``scenarist validate`` about 6% more instructions.
 
 A new timeline event that happens at one moment needs a record here (its ``kind`` the
-event's own, added to ``Beat`` and ``BEATS``); the compiler (:mod:`.timeline`) builds it
-through :data:`EVENT_BEATS` without a change of its own.
+event's own, added to ``Beat``); the compiler (:mod:`.timeline`) builds it through
+:data:`EVENT_BEATS` without a change of its own. (The inherited ``__init__`` takes any event
+and step: the compiler is the one place that builds beats, and a test checks what it builds
+against each record's annotations.)
 """
 
 from __future__ import annotations
