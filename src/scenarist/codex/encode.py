@@ -13,38 +13,20 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from scenarist.codex.turn import CodexEvent
 
 FORMATS = ("codex-event", "exec-json")
 
 
-def _unserialisable(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-if _c_make_encoder is not None:
-    # The C encoder called directly: half the cost of JSONEncoder.encode, which
-    # spends its time in two Python frames around this same call.
-    _chunks = _c_make_encoder(
-        None, _unserialisable, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-
-    def dumps(value: Any) -> str:
-        """Compact, UTF-8 (like serde_json) JSON text; shared by every writer."""
-        return "".join(_chunks(value, 0))
-
-else:  # pragma: no cover - interpreters without the C accelerator
-    _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-    def dumps(value: Any) -> str:
-        """Compact, UTF-8 (like serde_json) JSON text; shared by every writer."""
-        return _encode(value)
+def dumps(value: Any) -> str:
+    """Compact, UTF-8 (like serde_json) JSON text; shared by every writer."""
+    return _encode(value)
 
 
 def raw_line(value: Any) -> str:

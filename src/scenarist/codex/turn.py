@@ -9,10 +9,11 @@ EventMsg ``dict``, a :class:`Raw` line written verbatim, or a :class:`Sleep`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from scenarist.codex.build import session_configured
 from scenarist.codex.rng import Rng
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any

@@ -1,21 +1,16 @@
 """The typed scenario: records for sections, timeline events and content blocks.
 
-Slotted dataclasses (not pydantic) because loading thousands of scenarios must cost about as
-much as reading their YAML; the JSON Schema for editors is written out separately in
-:mod:`scenarist.scenario.schema`. A loaded scenario is read-only by contract (front ends share
-it between requests and never assign to it), but the records are not ``frozen=True``: on
-CPython 3.11 that adds three generated methods per class, and every command pays for the
-classes at start-up. Measured on the 54 records here plus the tool vocabulary
-(``bench/bench_startup_ab.py``, counted in instructions with callgrind so that load on the
-machine does not blur it): ``scenarist llm`` start-up 1,142 M instructions frozen, 965 M not
-(the commit before the reshape: 813 M). Each record has a docstring for the same reason as for
-readers: without one, ``dataclass`` computes ``inspect.signature`` to write one.
+Frozen, slotted dataclasses (not pydantic) because loading thousands of scenarios must cost
+about as much as reading their YAML; the JSON Schema for editors is written out separately in
+:mod:`scenarist.scenario.schema`. A loaded scenario is a value: front ends share it between
+requests, and nothing can assign to it.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
 """
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
+from __future__ import annotations
+
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,7 +42,7 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Annotations:
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -56,7 +51,7 @@ class Annotations:
     last_modified: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TextContent:
     """A text block (ACP ``ContentBlock`` of type ``text``)."""
 
@@ -65,7 +60,7 @@ class TextContent:
     type: Literal["text"] = "text"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Media:
     """What image and audio blocks share: a MIME type and the bytes inline (``data``) or in a file (``path``)."""
 
@@ -83,21 +78,21 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ImageContent(_Media):
     """An image block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["image"] = "image"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AudioContent(_Media):
     """An audio block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["audio"] = "audio"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class EmbeddedResource:
     """The resource inside a ``resource`` block: its URI and its text or base64 ``blob``."""
 
@@ -107,7 +102,7 @@ class EmbeddedResource:
     blob: str | None = None  # base64
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ResourceContent:
     """A ``resource`` block: a resource embedded in the prompt or message."""
 
@@ -116,7 +111,7 @@ class ResourceContent:
     type: Literal["resource"] = "resource"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ResourceLinkContent:
     """A ``resource_link`` block: a reference to a resource the agent can fetch."""
 
@@ -130,7 +125,7 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DiffContent:
     """A ``diff`` block: a file's old and new text, as ACP tool calls carry it."""
 
@@ -141,7 +136,7 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PlanEntry:
     """One entry of an agent's plan (ACP ``PlanEntry``)."""
 
@@ -150,7 +145,7 @@ class PlanEntry:
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PlanContent:
     """A ``plan`` block: the agent's plan entries."""
 
@@ -179,7 +174,7 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TextStep:
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -193,7 +188,7 @@ class TextStep:
         return content_text(self.content)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class LlmError:
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -207,7 +202,7 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ProgressStep:
     """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
 
@@ -215,7 +210,7 @@ class ProgressStep:
     message: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExecEvent:
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -227,7 +222,7 @@ class ExecEvent:
     col: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolExecution:
     """``toolExecution``: when the tool starts and what it prints, timed from that start."""
 
@@ -235,7 +230,7 @@ class ToolExecution:
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class UserInput:
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -252,7 +247,7 @@ class UserInput:
         return content_text(self.content)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FileRead:
     """One file of ``agentFileReads``, with the content the agent should see when given."""
 
@@ -260,7 +255,7 @@ class FileRead:
     expected_content: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PermissionOption:
     """One choice offered by ``agentPermissionRequest`` (ACP ``PermissionOption``)."""
 
@@ -269,7 +264,7 @@ class PermissionOption:
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PermissionDecision:
     """The user's answer to a permission request: an option, or cancelled."""
 
@@ -277,7 +272,7 @@ class PermissionDecision:
     option_id: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class JsonFileAssert:
     """``assert.json.file``: the value at an RFC 6901 ``pointer`` of a JSON file equals ``equals``."""
 
@@ -286,7 +281,7 @@ class JsonFileAssert:
     equals: Json = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FileContainsAssert:
     """``assert.fs.contains``: a text file in the workspace holds each of ``texts``."""
 
@@ -294,7 +289,7 @@ class FileContainsAssert:
     texts: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TextMask:
     """A screen mask: what ``regex`` (Python ``re``, one row at a time) matches on the
     normalised screen is written as ``replace`` in goldens, and drawn plain."""
@@ -303,7 +298,7 @@ class TextMask:
     replace: str = "[MASKED]"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RegionMask:
     """A screen mask: the cells of ``rows`` × ``columns`` (inclusive; negative numbers count
     from the bottom / right edge) are written as ``░`` in goldens, and drawn plain."""
@@ -315,7 +310,7 @@ class RegionMask:
 ScreenMask = TextMask | RegionMask
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GitCommitAssert:
     """``assert.git.commit``: the last commit's message contains this text."""
 
@@ -325,7 +320,7 @@ class GitCommitAssert:
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
@@ -337,7 +332,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -363,7 +358,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentToolUse(Event):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
@@ -389,7 +384,7 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentEdits(Event):
     """The agent edits a file: its path, counts of lines changed and, when known, the texts."""
 
@@ -403,7 +398,7 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentPlan(Event):
     """The agent announces or updates its plan."""
 
@@ -412,7 +407,7 @@ class AgentPlan(Event):
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetMode(Event):
     """The agent switches the session mode (ACP ``current_mode_update``)."""
 
@@ -420,7 +415,7 @@ class SetMode(Event):
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetModel(Event):
     """The agent switches the model (ACP ``session/set_model``)."""
 
@@ -428,7 +423,7 @@ class SetModel(Event):
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentFileReads(Event):
     """The agent reads files (one tool call per file)."""
 
@@ -436,7 +431,7 @@ class AgentFileReads(Event):
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -447,7 +442,7 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserInputs(Event):
     """The user's prompts, each at its own absolute time."""
 
@@ -456,7 +451,7 @@ class UserInputs(Event):
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserEdits(Event):
     """The user applies a patch file to the workspace."""
 
@@ -465,7 +460,7 @@ class UserEdits(Event):
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ApplyPatch(Event):
     """The harness applies a patch to the workspace and, with ``commit``, commits the result
     (``git add -A`` and ``git commit``), so later steps start from a known commit."""
@@ -482,7 +477,7 @@ class ApplyPatch(Event):
         return self.message if self.message is not None else f"Apply {self.path}"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserCommand(Event):
     """The user runs a shell command (not an agent tool call)."""
 
@@ -491,14 +486,14 @@ class UserCommand(Event):
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserCancelSession(Event):
     """The user cancels the running turn (ACP ``session/cancel``)."""
 
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Initialize(Event):
     """The ACP ``initialize`` exchange: what the client sends and expects back."""
 
@@ -509,7 +504,7 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionStart(Event):
     """The boundary between history (replayed on load) and the live session."""
 
@@ -518,7 +513,7 @@ class SessionStart(Event):
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Assert(Event):
     """Checks at this point of the run: files, text, JSON values, the last git commit."""
 
@@ -531,7 +526,7 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Screenshot(Event):
     """Capture the terminal (or page) under ``label`` at this point."""
 
@@ -540,7 +535,7 @@ class Screenshot(Event):
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Log(Event):
     """A line for the run's log at this point."""
 
@@ -549,7 +544,7 @@ class Log(Event):
     kind: ClassVar[str] = "log"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Status(Event):
     """The session's status changes (for the session server's event stream)."""
 
@@ -557,7 +552,7 @@ class Status(Event):
     kind: ClassVar[str] = "status"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Complete(Event):
     """The task is complete, successfully or not (for the session server)."""
 
@@ -565,7 +560,7 @@ class Complete(Event):
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Merge(Event):
     """The task's branch is merged, or not (for the session server)."""
 
@@ -573,7 +568,7 @@ class Merge(Event):
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BaseTimeDelta(Event):
     """Advance the base time by ``ms`` for the events after it."""
 
@@ -584,7 +579,7 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RepoFile:
     """One inline seed file of ``repo.files``, its bytes decoded."""
 
@@ -592,7 +587,7 @@ class RepoFile:
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Repo:
     """``repo``: the temporary git repository a runner prepares before playing."""
 
@@ -604,7 +599,7 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Ah:
     """``ah``: the Agent Harbor command a runner starts, with flags and environment."""
 
@@ -613,7 +608,7 @@ class Ah:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Server:
     """``server``: which model server the scenario is played against and its API style."""
 
@@ -623,7 +618,7 @@ class Server:
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class McpServer:
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -636,7 +631,7 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AcpCapabilities:
     """``acp.capabilities``: what the mock ACP agent advertises."""
 
@@ -649,7 +644,7 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Acp:
     """``acp``: ACP settings (capabilities, working folder, MCP servers)."""
 
@@ -659,7 +654,7 @@ class Acp:
     unstable: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExpectArtifact:
     """One file the run must leave, by type and glob pattern."""
 
@@ -667,7 +662,7 @@ class ExpectArtifact:
     pattern: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Expect:
     """``expect``: the exit code and artifacts a run must end with."""
 
@@ -675,7 +670,7 @@ class Expect:
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 
@@ -695,7 +690,7 @@ class Scenario:
     effective_initial_prompt: str | None = None
     source_path: Path | None = None
     warnings: list[Issue] = field(default_factory=list, compare=False)
-    compiled: "Timeline | None" = field(default=None, repr=False, compare=False)
+    compiled: Timeline | None = field(default=None, repr=False, compare=False)
 
     @property
     def session_start_index(self) -> int | None:

@@ -106,7 +106,7 @@ class ArgError(ScenaristError, ValueError):
 _NO_DEFAULT: Any = dataclasses.MISSING
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One argument as the format declares it, read off a record's field."""
 
@@ -185,7 +185,7 @@ _CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
 }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     """A tool record's declaration, read once: name, old names, arguments in field order."""
 
@@ -318,7 +318,7 @@ def tool_args(tool: "Tool") -> dict[str, Json]:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RunCmd:
     """Run a shell command."""
 
@@ -332,7 +332,7 @@ class RunCmd:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReadFile:
     """Read a file (``offset``/``limit`` in lines)."""
 
@@ -345,7 +345,7 @@ class ReadFile:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class WriteFile:
     """Write ``content`` to a file (create or replace)."""
 
@@ -356,7 +356,7 @@ class WriteFile:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class EditFile:
     """Replace ``old_string`` by ``new_string`` in a file (the first one, or all)."""
 
@@ -369,7 +369,7 @@ class EditFile:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Grep:
     """Search files for a pattern (the ``-A``/``-B``/``-C``/``-n``/``-i`` flags of grep)."""
 
@@ -389,7 +389,7 @@ class Grep:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ListDir:
     """List a directory (all levels with ``recursive``; ``pattern`` is a glob)."""
 
@@ -401,7 +401,7 @@ class ListDir:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Find:
     """Find files by name pattern."""
 
@@ -412,7 +412,7 @@ class Find:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Sed:
     """Run a sed expression on a file (in place with ``inplace``)."""
 
@@ -423,7 +423,7 @@ class Sed:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Task:
     """Hand a task to a sub-agent."""
 
@@ -434,7 +434,7 @@ class Task:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class WebFetch:
     """Fetch a URL (and ask ``prompt`` about it)."""
 
@@ -445,7 +445,7 @@ class WebFetch:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class WebSearch:
     """Search the web."""
 
@@ -457,7 +457,7 @@ class WebSearch:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TodoWrite:
     """Replace the agent's todo list (``todos``: the list of todo objects)."""
 
@@ -467,7 +467,7 @@ class TodoWrite:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class NotebookEdit:
     """Edit a Jupyter notebook cell."""
 
@@ -481,7 +481,7 @@ class NotebookEdit:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExitPlanMode:
     """Leave plan mode with a plan."""
 
@@ -491,7 +491,7 @@ class ExitPlanMode:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class BashOutput:
     """Read the output of a background shell (``filter``: a regular expression)."""
 
@@ -502,7 +502,7 @@ class BashOutput:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class KillShell:
     """Kill a background shell."""
 
@@ -512,7 +512,7 @@ class KillShell:
 
 
 @register
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SlashCommand:
     """Run a slash command (``/compact``)."""
 
@@ -521,7 +521,7 @@ class SlashCommand:
     command: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GenericTool:
     """A tool the vocabulary does not know: its name and arguments as written."""
 

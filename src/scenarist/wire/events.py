@@ -10,7 +10,8 @@ non-streaming encoders and the final ``response.completed`` object are built fro
 streamed and the non-streamed shape of one turn can never disagree.
 """
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
+from __future__ import annotations
+
 import itertools
 import json
 from collections.abc import Iterable, Iterator
@@ -25,7 +26,7 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 DEFAULT_MODEL = "mock-model"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts of one turn (what the APIs report; nothing here is estimated)."""
 
@@ -39,7 +40,7 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MessageStart:
     """Opens the turn. ``input_tokens`` is reported up front (Anthropic's ``message_start``)."""
 
@@ -49,7 +50,7 @@ class MessageStart:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     """A piece of reasoning (Responses reasoning summary, Anthropic thinking)."""
 
@@ -57,7 +58,7 @@ class ReasoningDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReasoningEnd:
     """Ends a reasoning segment; ``signature`` is Anthropic's / Responses' encrypted content."""
 
@@ -65,7 +66,7 @@ class ReasoningEnd:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     """A piece of assistant text, as streamed."""
 
@@ -73,7 +74,7 @@ class TextDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallStart:
     """Opens a tool call; ``id`` is the call id the client echoes back with the result."""
 
@@ -83,7 +84,7 @@ class ToolCallStart:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """A fragment of a call's input: JSON text for ``function``, raw text for ``custom``."""
 
@@ -92,7 +93,7 @@ class ToolCallDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallEnd:
     """A tool call's arguments are complete."""
 
@@ -100,7 +101,7 @@ class ToolCallEnd:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Finish:
     """Ends the turn. ``reason=None`` means: ``tool_calls`` if the turn made any, else ``stop``."""
 
@@ -109,7 +110,7 @@ class Finish:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Error:
     """A failure. First in a turn it is an HTTP error; later, an in-stream error event."""
 
