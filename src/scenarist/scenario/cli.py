@@ -8,6 +8,7 @@ frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Pytho
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -129,8 +130,6 @@ _EVENT_TEXT = {"status": "status", "log": "message", "screenshot": "label", "age
 
 
 def _jsonable(value: Any) -> bool:
-    import json  # here, not at the top: validate never needs it (~1 ms of start-up)
-
     try:
         json.dumps(value)
     except (TypeError, ValueError):
@@ -139,8 +138,6 @@ def _jsonable(value: Any) -> bool:
 
 
 def _summary(entry: dict[str, Any]) -> str:
-    import json
-
     for key in ("text", "tool"):
         if key in entry:
             value = entry[key]
@@ -169,8 +166,6 @@ def timeline_main(argv: Sequence[str]) -> int:
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.play.pacing import clamp_speed, schedule_ms
         from scenarist.scenario.errors import ScenarioError
         from scenarist.scenario.load import load_scenario
@@ -213,8 +208,6 @@ def schema_main(argv: Sequence[str]) -> int:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.scenario.schema import scenario_schema
 
         text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"

@@ -1,6 +1,6 @@
 """The tool vocabulary: one typed record per tool of the format, declared once.
 
-Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a slotted
+Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a frozen, slotted
 dataclass whose fields are the tool's arguments. The declaration is the only source of what
 the format knows about a tool: its name and old names (``name``/``aliases`` class variables),
 each argument's spelling in YAML when it differs from the field name, its old spellings, its
@@ -19,10 +19,11 @@ Any other tool name (``agentToolUse`` with ``toolName: my_tool``) becomes a
 a dataclass with ``@register`` (see ``docs/scenario-api.md``).
 
 This module does not postpone annotations (no ``from __future__ import annotations``), so the
-records' field types are objects once the classes exist and a declaration is read straight off
-``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in a module that
-postpones them, compiles every annotation string: for the 17 tools here that was ~12 M of the
-~965 M instructions ``scenarist llm`` took to start (``bench/NOTES-startup.md``).
+records' field types are objects once the classes exist and ``register`` reads a declaration
+straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
+a module that postpones them, compiles every annotation string: for the tools here that is
+~12 M of the ~633 M instructions of ``scenarist validate`` of one file (callgrind), whose
+start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code").
 """
 
 import dataclasses
@@ -76,7 +77,7 @@ def register(cls: R) -> R:
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__}: a tool record needs a class variable name = '...'")
     if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(slots=True) "
+        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(frozen=True, slots=True) "
                         "below @register")
     spec = tool_spec(cls)
     for other in TOOLS.values():
