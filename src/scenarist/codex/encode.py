@@ -15,29 +15,25 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 if TYPE_CHECKING:
     from scenarist.codex.turn import CodexEvent
 
 FORMATS = ("codex-event", "exec-json")
 
 
-_stdlib_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+#: no check for circular containers: events are built from JSON and YAML values (the loader
+#: refuses alias cycles), and the check costs ~1 µs of the ~1.4 µs a small event takes
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
 def dumps(value: Any) -> str:
     """Compact UTF-8 JSON text, as serde_json writes it; shared by every writer.
 
-    orjson does the work: serialising is most of what fake-codex does at cadence 0, and its
-    target is >= 100,000 events/s end to end (``bench/bench_codex_events.py``: the stdlib
-    encoder serialises ~2x slower and brings the end-to-end rate down to the target). The
-    stdlib encoder takes what orjson refuses (non-str keys, integers past 64 bits).
+    The standard library's encoder, not orjson: importing orjson imports ``dataclasses``,
+    ``uuid`` and ``datetime`` (~63 M instructions, more than fake-codex's whole first line
+    took before, ~89 M), and the first line has a start-up budget (docs/architecture.md).
     """
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return _stdlib_dumps(value)
+    return _encode(value)
 
 
 def raw_line(value: Any) -> str:
