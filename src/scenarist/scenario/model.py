@@ -1,13 +1,15 @@
 """The typed scenario: records for sections, timeline events and content blocks.
 
-Frozen, slotted dataclasses (not pydantic) because loading thousands of scenarios must cost
-about as much as reading their YAML; the JSON Schema for editors is written out separately in
-:mod:`scenarist.scenario.schema`. A loaded scenario is a value: front ends share it between
-requests, and nothing can assign to it. Freezing has a start-up price on CPython 3.11, which
-compiles ``__setattr__``, ``__delattr__`` and ``__hash__`` for every frozen class: with the
-tool records, ~143 M of the ~633 M instructions of ``scenarist validate`` of one file
-(callgrind; ~490 M unfrozen). Each record has a docstring: without one, ``dataclass``
-computes ``inspect.signature`` to write one.
+Slotted dataclasses (not pydantic) because loading thousands of scenarios must cost about as
+much as reading their YAML; the JSON Schema for editors is written out separately in
+:mod:`scenarist.scenario.schema`. A loaded scenario is read-only by contract (front ends share
+it between requests and never assign to it; mypy sees every assignment), but the records are
+not ``frozen=True``: ``scenarist validate`` of one file has a start-up budget (<= 5x ``python -c
+pass``, docs/architecture.md) and creates every class here, and CPython 3.11 compiles
+``__setattr__``, ``__delattr__`` and ``__hash__`` for each frozen class. Frozen, the model and
+the tool records cost ~143 M more of validate's instructions (callgrind: ~639 M instead of
+~490 M; the bench's wall time 7.3x -> 10x ``python -c pass``). Each record has a docstring:
+without one, ``dataclass`` computes ``inspect.signature`` to write one.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
@@ -46,7 +48,7 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Annotations:
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -55,7 +57,7 @@ class Annotations:
     last_modified: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextContent:
     """A text block (ACP ``ContentBlock`` of type ``text``)."""
 
@@ -64,7 +66,7 @@ class TextContent:
     type: Literal["text"] = "text"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Media:
     """What image and audio blocks share: a MIME type and the bytes inline (``data``) or in a file (``path``)."""
 
@@ -82,21 +84,21 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageContent(_Media):
     """An image block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["image"] = "image"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AudioContent(_Media):
     """An audio block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["audio"] = "audio"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EmbeddedResource:
     """The resource inside a ``resource`` block: its URI and its text or base64 ``blob``."""
 
@@ -106,7 +108,7 @@ class EmbeddedResource:
     blob: str | None = None  # base64
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResourceContent:
     """A ``resource`` block: a resource embedded in the prompt or message."""
 
@@ -115,7 +117,7 @@ class ResourceContent:
     type: Literal["resource"] = "resource"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResourceLinkContent:
     """A ``resource_link`` block: a reference to a resource the agent can fetch."""
 
@@ -129,7 +131,7 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DiffContent:
     """A ``diff`` block: a file's old and new text, as ACP tool calls carry it."""
 
@@ -140,7 +142,7 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlanEntry:
     """One entry of an agent's plan (ACP ``PlanEntry``)."""
 
@@ -149,7 +151,7 @@ class PlanEntry:
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlanContent:
     """A ``plan`` block: the agent's plan entries."""
 
@@ -178,7 +180,7 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextStep:
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -192,7 +194,7 @@ class TextStep:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LlmError:
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -206,7 +208,7 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProgressStep:
     """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
 
@@ -214,7 +216,7 @@ class ProgressStep:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExecEvent:
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -226,7 +228,7 @@ class ExecEvent:
     col: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolExecution:
     """``toolExecution``: when the tool starts and what it prints, timed from that start."""
 
@@ -234,7 +236,7 @@ class ToolExecution:
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UserInput:
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -251,7 +253,7 @@ class UserInput:
         return content_text(self.content)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FileRead:
     """One file of ``agentFileReads``, with the content the agent should see when given."""
 
@@ -259,7 +261,7 @@ class FileRead:
     expected_content: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PermissionOption:
     """One choice offered by ``agentPermissionRequest`` (ACP ``PermissionOption``)."""
 
@@ -268,7 +270,7 @@ class PermissionOption:
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PermissionDecision:
     """The user's answer to a permission request: an option, or cancelled."""
 
@@ -276,7 +278,7 @@ class PermissionDecision:
     option_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JsonFileAssert:
     """``assert.json.file``: the value at an RFC 6901 ``pointer`` of a JSON file equals ``equals``."""
 
@@ -285,7 +287,7 @@ class JsonFileAssert:
     equals: Json = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FileContainsAssert:
     """``assert.fs.contains``: a text file in the workspace holds each of ``texts``."""
 
@@ -293,7 +295,7 @@ class FileContainsAssert:
     texts: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextMask:
     """A screen mask: what ``regex`` (Python ``re``, one row at a time) matches on the
     normalised screen is written as ``replace`` in goldens, and drawn plain."""
@@ -302,7 +304,7 @@ class TextMask:
     replace: str = "[MASKED]"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RegionMask:
     """A screen mask: the cells of ``rows`` × ``columns`` (inclusive; negative numbers count
     from the bottom / right edge) are written as ``░`` in goldens, and drawn plain."""
@@ -314,7 +316,7 @@ class RegionMask:
 ScreenMask = TextMask | RegionMask
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GitCommitAssert:
     """``assert.git.commit``: the last commit's message contains this text."""
 
@@ -324,7 +326,7 @@ class GitCommitAssert:
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Event:
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
@@ -336,7 +338,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -362,7 +364,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentToolUse(Event):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
@@ -388,7 +390,7 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentEdits(Event):
     """The agent edits a file: its path, counts of lines changed and, when known, the texts."""
 
@@ -402,7 +404,7 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentPlan(Event):
     """The agent announces or updates its plan."""
 
@@ -411,7 +413,7 @@ class AgentPlan(Event):
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SetMode(Event):
     """The agent switches the session mode (ACP ``current_mode_update``)."""
 
@@ -419,7 +421,7 @@ class SetMode(Event):
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SetModel(Event):
     """The agent switches the model (ACP ``session/set_model``)."""
 
@@ -427,7 +429,7 @@ class SetModel(Event):
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentFileReads(Event):
     """The agent reads files (one tool call per file)."""
 
@@ -435,7 +437,7 @@ class AgentFileReads(Event):
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -446,7 +448,7 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserInputs(Event):
     """The user's prompts, each at its own absolute time."""
 
@@ -455,7 +457,7 @@ class UserInputs(Event):
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserEdits(Event):
     """The user applies a patch file to the workspace."""
 
@@ -464,7 +466,7 @@ class UserEdits(Event):
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ApplyPatch(Event):
     """The harness applies a patch to the workspace and, with ``commit``, commits the result
     (``git add -A`` and ``git commit``), so later steps start from a known commit."""
@@ -481,7 +483,7 @@ class ApplyPatch(Event):
         return self.message if self.message is not None else f"Apply {self.path}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserCommand(Event):
     """The user runs a shell command (not an agent tool call)."""
 
@@ -490,14 +492,14 @@ class UserCommand(Event):
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UserCancelSession(Event):
     """The user cancels the running turn (ACP ``session/cancel``)."""
 
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Initialize(Event):
     """The ACP ``initialize`` exchange: what the client sends and expects back."""
 
@@ -508,7 +510,7 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SessionStart(Event):
     """The boundary between history (replayed on load) and the live session."""
 
@@ -517,7 +519,7 @@ class SessionStart(Event):
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Assert(Event):
     """Checks at this point of the run: files, text, JSON values, the last git commit."""
 
@@ -530,7 +532,7 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Screenshot(Event):
     """Capture the terminal (or page) under ``label`` at this point."""
 
@@ -539,7 +541,7 @@ class Screenshot(Event):
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Log(Event):
     """A line for the run's log at this point."""
 
@@ -548,7 +550,7 @@ class Log(Event):
     kind: ClassVar[str] = "log"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Status(Event):
     """The session's status changes (for the session server's event stream)."""
 
@@ -556,7 +558,7 @@ class Status(Event):
     kind: ClassVar[str] = "status"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Complete(Event):
     """The task is complete, successfully or not (for the session server)."""
 
@@ -564,7 +566,7 @@ class Complete(Event):
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Merge(Event):
     """The task's branch is merged, or not (for the session server)."""
 
@@ -572,7 +574,7 @@ class Merge(Event):
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class BaseTimeDelta(Event):
     """Advance the base time by ``ms`` for the events after it."""
 
@@ -583,7 +585,7 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RepoFile:
     """One inline seed file of ``repo.files``, its bytes decoded."""
 
@@ -591,7 +593,7 @@ class RepoFile:
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Repo:
     """``repo``: the temporary git repository a runner prepares before playing."""
 
@@ -603,7 +605,7 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ah:
     """``ah``: the Agent Harbor command a runner starts, with flags and environment."""
 
@@ -612,7 +614,7 @@ class Ah:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Server:
     """``server``: which model server the scenario is played against and its API style."""
 
@@ -622,7 +624,7 @@ class Server:
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class McpServer:
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -635,7 +637,7 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AcpCapabilities:
     """``acp.capabilities``: what the mock ACP agent advertises."""
 
@@ -648,7 +650,7 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Acp:
     """``acp``: ACP settings (capabilities, working folder, MCP servers)."""
 
@@ -658,7 +660,7 @@ class Acp:
     unstable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExpectArtifact:
     """One file the run must leave, by type and glob pattern."""
 
@@ -666,7 +668,7 @@ class ExpectArtifact:
     pattern: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Expect:
     """``expect``: the exit code and artifacts a run must end with."""
 
@@ -674,7 +676,7 @@ class Expect:
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scenario:
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 

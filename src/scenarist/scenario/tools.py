@@ -1,6 +1,6 @@
 """The tool vocabulary: one typed record per tool of the format, declared once.
 
-Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a frozen, slotted
+Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a slotted
 dataclass whose fields are the tool's arguments. The declaration is the only source of what
 the format knows about a tool: its name and old names (``name``/``aliases`` class variables),
 each argument's spelling in YAML when it differs from the field name, its old spellings, its
@@ -22,8 +22,9 @@ This module does not postpone annotations (no ``from __future__ import annotatio
 records' field types are objects once the classes exist and ``register`` reads a declaration
 straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
 a module that postpones them, compiles every annotation string: for the tools here that is
-~12 M of the ~633 M instructions of ``scenarist validate`` of one file (callgrind), whose
-start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code").
+~12 M of the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose
+start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). The
+records are not frozen, for the same budget (see :mod:`scenarist.scenario.model`).
 """
 
 import dataclasses
@@ -77,7 +78,7 @@ def register(cls: R) -> R:
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__}: a tool record needs a class variable name = '...'")
     if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(frozen=True, slots=True) "
+        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(slots=True) "
                         "below @register")
     spec = tool_spec(cls)
     for other in TOOLS.values():
@@ -107,7 +108,7 @@ class ArgError(ScenaristError, ValueError):
 _NO_DEFAULT: Any = dataclasses.MISSING
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Arg:
     """One argument as the format declares it, read off a record's field."""
 
@@ -186,7 +187,7 @@ _CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolSpec:
     """A tool record's declaration, read once: name, old names, arguments in field order."""
 
@@ -319,7 +320,7 @@ def tool_args(tool: "Tool") -> dict[str, Json]:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunCmd:
     """Run a shell command."""
 
@@ -333,7 +334,7 @@ class RunCmd:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReadFile:
     """Read a file (``offset``/``limit`` in lines)."""
 
@@ -346,7 +347,7 @@ class ReadFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WriteFile:
     """Write ``content`` to a file (create or replace)."""
 
@@ -357,7 +358,7 @@ class WriteFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EditFile:
     """Replace ``old_string`` by ``new_string`` in a file (the first one, or all)."""
 
@@ -370,7 +371,7 @@ class EditFile:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Grep:
     """Search files for a pattern (the ``-A``/``-B``/``-C``/``-n``/``-i`` flags of grep)."""
 
@@ -390,7 +391,7 @@ class Grep:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ListDir:
     """List a directory (all levels with ``recursive``; ``pattern`` is a glob)."""
 
@@ -402,7 +403,7 @@ class ListDir:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Find:
     """Find files by name pattern."""
 
@@ -413,7 +414,7 @@ class Find:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Sed:
     """Run a sed expression on a file (in place with ``inplace``)."""
 
@@ -424,7 +425,7 @@ class Sed:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Task:
     """Hand a task to a sub-agent."""
 
@@ -435,7 +436,7 @@ class Task:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebFetch:
     """Fetch a URL (and ask ``prompt`` about it)."""
 
@@ -446,7 +447,7 @@ class WebFetch:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebSearch:
     """Search the web."""
 
@@ -458,7 +459,7 @@ class WebSearch:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TodoWrite:
     """Replace the agent's todo list (``todos``: the list of todo objects)."""
 
@@ -468,7 +469,7 @@ class TodoWrite:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NotebookEdit:
     """Edit a Jupyter notebook cell."""
 
@@ -482,7 +483,7 @@ class NotebookEdit:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExitPlanMode:
     """Leave plan mode with a plan."""
 
@@ -492,7 +493,7 @@ class ExitPlanMode:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BashOutput:
     """Read the output of a background shell (``filter``: a regular expression)."""
 
@@ -503,7 +504,7 @@ class BashOutput:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KillShell:
     """Kill a background shell."""
 
@@ -513,7 +514,7 @@ class KillShell:
 
 
 @register
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SlashCommand:
     """Run a slash command (``/compact``)."""
 
@@ -522,7 +523,7 @@ class SlashCommand:
     command: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GenericTool:
     """A tool the vocabulary does not know: its name and arguments as written."""
 
