@@ -8,6 +8,7 @@ frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Pytho
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, assert_never
@@ -143,8 +144,6 @@ def beat_json(beat: Beat, at_ms: int) -> dict[str, Any]:
 
 
 def _jsonable(value: Any) -> bool:
-    import json  # here, not at the top: validate never needs it (~1 ms of start-up)
-
     try:
         json.dumps(value)
     except (TypeError, ValueError):
@@ -153,9 +152,7 @@ def _jsonable(value: Any) -> bool:
 
 
 def _summary(entry: dict[str, Any]) -> str:
-    import json
-
-    from scenarist.json_out import as_text
+    from scenarist.json_out import as_text  # orjson: only the timeline table needs it
 
     for key in ("text", "tool"):
         if key in entry:
@@ -185,8 +182,6 @@ def timeline_main(argv: Sequence[str]) -> int:
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.play.pacing import clamp_speed, schedule_ms
         from scenarist.scenario.errors import ScenarioError
         from scenarist.scenario.load import load_scenario
@@ -229,8 +224,6 @@ def schema_main(argv: Sequence[str]) -> int:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.scenario.schema import scenario_schema
 
         text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"

@@ -1,13 +1,16 @@
 """Server-sent-event frames: what every streaming encoder yields, and their bytes."""
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
+from __future__ import annotations
+
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from scenarist.json_out import dump_bytes
 
 
-class Frame(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Frame:
     """One SSE message: an optional ``event:`` name and a JSON object (or raw text) as data.
 
     ``at_ms`` is copied from the neutral event that produced the frame, so a server can pace
