@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 
-from scenarist.llm.process import run_server, stop_group
+from scenarist.llm.process import run_server
+from scenarist.processes import stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "bench" / "llm"

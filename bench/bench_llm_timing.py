@@ -36,7 +36,8 @@ from bench_llm_throughput import (
     wait_port,
 )
 
-from scenarist.llm.process import run_server, stop_group
+from scenarist.llm.process import run_server
+from scenarist.processes import stop_group
 
 GAP_MS = 50
 GAPS = 20

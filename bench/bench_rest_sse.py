@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests" / "rest")]
 
-from scenarist.llm.process import RunningServer, start_server, stop_group  # noqa: E402
+from scenarist.llm.process import RunningServer, start_server  # noqa: E402
+from scenarist.processes import stop_group  # noqa: E402
 
 FINAL = b'"status":"completed"'
 

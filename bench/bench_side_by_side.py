@@ -62,7 +62,8 @@ from bench_llm_timing import (
     scenario,
 )
 
-from scenarist.llm.process import run_server, stop_group
+from scenarist.llm.process import run_server
+from scenarist.processes import stop_group
 
 HERE = Path(__file__).resolve().parents[1]
 PY = sys.executable

@@ -1,7 +1,7 @@
 """A hostile program for the process-hygiene tests of every front end (fixture ``daemons``; imported as ``daemonkit``).
 
 It double-forks a daemon that calls ``setsid``, ignores SIGTERM, keeps the inherited stdio
-and sleeps for a minute, then returns once the daemon runs. The daemon's command line carries
+and sleeps for a minute, then returns once the daemon runs and its parent has exited. The daemon's command line carries
 a marker, so a test finds it (at any depth) by scanning ``/proc``.
 """
 
@@ -17,7 +17,8 @@ from pathlib import Path
 _DAEMON = """\
 import os, signal, sys, time
 ready_r, ready_w = os.pipe()
-if os.fork() == 0:
+middle = os.fork()
+if middle == 0:
     os.setsid()
     if os.fork() == 0:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -25,6 +26,7 @@ if os.fork() == 0:
         time.sleep(60)
     os._exit(0)
 os.read(ready_r, 1)
+os.waitpid(middle, 0)  # the daemon's parent is gone too: one process of it remains
 """
 
 

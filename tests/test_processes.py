@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +61,42 @@ def test_a_running_leader_and_its_children_are_stopped(mode: str, daemons: Daemo
     assert proc.wait(timeout=60) == -signal.SIGTERM
     assert proc.pid in [p.pid for p in stopped] and len(stopped) == 4
     assert daemons.alive() == [] and tree.members() == []
+
+
+async def _spawn_async(tree: ProcessTree, argv: list[str], how: str) -> int:
+    """Start ``argv`` through one of the tree's asyncio spawners; its exit code."""
+    if how == "create_subprocess_exec":
+        process = await tree.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL)
+        return await process.wait()
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    class Exit(asyncio.SubprocessProtocol):
+        def process_exited(self) -> None:
+            done.set_result(None)
+
+    transport, _ = await tree.subprocess_exec(Exit, *argv, stdin=asyncio.subprocess.DEVNULL)
+    await done
+    code = transport.get_returncode()
+    transport.close()
+    assert code is not None
+    return code
+
+
+@pytest.mark.parametrize("how", ["create_subprocess_exec", "subprocess_exec"])
+def test_an_asyncio_child_is_in_the_tree_as_a_popen_one_is(how: str, daemons: Daemons) -> None:
+    tree = ProcessTree()
+    assert asyncio.run(_spawn_async(tree, daemons.argv, how)) == 0
+    (daemon,) = daemons.alive()
+    assert tree.members() == [daemon]
+    assert [p.pid for p in tree.stop()] == [daemon] and daemons.alive() == []
+
+
+@pytest.mark.parametrize("how", ["create_subprocess_exec", "subprocess_exec"])
+def test_an_asyncio_child_that_cannot_start_closes_its_tree(how: str, tmp_path: Path) -> None:
+    tree = ProcessTree()
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(_spawn_async(tree, [str(tmp_path / "missing")], how))
+    assert tree.cgroup is None and tree.members() == []
 
 
 def test_a_tree_that_ended_cleanly_reports_nothing(mode: str) -> None:

@@ -6,9 +6,9 @@ model, an agent hub and more. See ``docs/architecture.md`` for the map of the co
 
 __version__ = "0.1.0"
 
-from scenarist.errors import ScenaristError, UsageError, WireError
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not `from typing import ...`: fake-codex starts without importing typing
+from scenarist.errors import ScenaristError, UsageError, WireError
 
 if TYPE_CHECKING:
     from scenarist.fake.events import FakeModelError

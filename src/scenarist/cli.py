@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # typing-only imports keep ``scenarist codex`` start-up near a bare interpreter
+if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # name -> ("package.module:function", one-line summary); plain tuples, no imports needed.

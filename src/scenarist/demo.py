@@ -107,13 +107,13 @@ def main(argv: Sequence[str]) -> int:
 
 def user_prompts(path: Path) -> list[str]:
     """What the user types, in order: every live ``userInputs`` prompt of the scenario."""
-    from scenarist.scenario import ScenarioError, compile_timeline, load_scenario
+    from scenarist.scenario import ScenarioError, compile_timeline, load_scenario, turns_of
 
     try:
         timeline = compile_timeline(load_scenario(path))
     except ScenarioError as exc:
         raise DemoError(f"the scenario does not load:\n{exc}") from None
-    prompts = [beat.step.text for beat in timeline.live if beat.kind == "userInputs"]
+    prompts = [p.step.text for turn in turns_of(timeline) for p in turn.prompts]
     if not prompts:
         raise DemoError(f"{path} has no userInputs to start the conversation with")
     return prompts

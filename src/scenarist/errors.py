@@ -12,6 +12,7 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   ├── UsageReported              argparse already printed it (scenario.cli_parser), exit 2
     │   ├── CodexUsageError            fake-codex's bad option/command/config, exit 1 as codex
     │   ├── ConfigError                a bad hub TOML config or agent table, exit 2 (hub.config)
+    │   ├── StoreUrlError              a ``--store`` URL the REST server cannot open (rest.store)
     │   └── DemoError                  ``scenarist demo`` cannot go on, exit 1 (demo)
     ├── WireError                      a peer sent what the API refuses; the server answers in the
     │   │                              API's own error format (HTTP ``status`` + error body, or
@@ -20,15 +21,26 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   ├── RequestSelectionError      no scenario answers this model API request (llm.selection)
     │   ├── PositionError              the request is past the scenario's end or strays from it
     │   │                              (llm.position)
+    │   ├── ContinuationError          a previous_response_id / thread id that is none of ours
+    │   │                              (llm.continuation)
     │   ├── ProtocolError              a hub client frame the hub refuses (hub.protocol)
+    │   ├── Problem                    a REST request refused as problem+json (rest.problems)
     │   └── Rejected                   a step of llm.answer refused the request (internal)
     ├── FakeModelError                 a scripted failure of the in-process fake model (fake)
     ├── EditError                      an agentEdits that cannot be applied to the file (llm)
     ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
     ├── StdinError                     a hub agent cannot take more input (hub.process)
     ├── ArgError                       a tool argument that does not fit (scenario.tools)
-    ├── KeyError_                      a modified key with no terminal sequence, ``<ctrl-1>``;
+    ├── FitError                       no declared tool can carry an action (llm.tool_fit; 400)
+    ├── PointerError                   a bad JSON pointer (scenario.json_assert)
+    ├── KeySequenceError               a modified key with no terminal sequence, ``<ctrl-1>``;
     │                                  the loader reports it located (scenario.keys)
+    ├── LimitError                     a YAML document past the loader's depth/alias limits; the
+    │                                  loader reports it located (scenario.source)
+    ├── NotRegularFile, FileTooLarge   an input path that is a FIFO/device, or too big; also
+    │                                  an ``OSError``, each caller words it (files)
+    ├── Escape                         a path that would leave its root; each front end words it
+    │                                  (confine)
     ├── WorkspaceError                 the llm workspace cannot be read; OutsideWorkspace: a path
     │                                  that leaves it (llm.workspace)
     ├── AgentError                     the mock agent reports it as one line; PathRefused
@@ -36,11 +48,17 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── RunnerError                    ``scenarist run`` cannot set up or carry on a run; the
     │                                  result records it, the run fails (runner.errors);
     │                                  TerminalTimeout carries the screen (runner.terminal)
+    ├── ScenarioFailed                 a scenario run from a test failed; also an
+    │                                  ``AssertionError`` so pytest reports it as one
+    │                                  (runner.result)
     └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
                                        (agent.cli, agent.play)
 
 The leaves live next to the code that raises them; ``scenarist`` exports the ones users
-catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError`` still are.
+catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError``/``OSError`` still are.
+Internal signals (fake-codex's ``_Help``, llm.answer's ``_Rejected``, the runner's
+``_AgentGone``) are in the tree too: ``tests/test_errors.py`` walks every module of the package
+and fails on any exception class outside it.
 """
 
 from __future__ import annotations

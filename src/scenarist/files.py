@@ -12,14 +12,16 @@ from __future__ import annotations
 import os
 import stat
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["FileTooLarge", "NotRegularFile", "read_regular_bytes"]
 
 
-class NotRegularFile(OSError):
+class NotRegularFile(ScenaristError, OSError):
     """The path is a FIFO, a device or a socket."""
 
 
-class FileTooLarge(OSError):
+class FileTooLarge(ScenaristError, OSError):
     """The file holds more than the caller's limit."""
 
 

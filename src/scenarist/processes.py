@@ -47,10 +47,13 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "MARKER",
@@ -61,6 +64,7 @@ __all__ = [
     "TrackingMode",
     "describe",
     "run_command",
+    "stop_group",
 ]
 
 TrackingMode = Literal["cgroup", "subreaper", "session"]
@@ -254,17 +258,47 @@ class ProcessTree:
         """:class:`subprocess.Popen` for the tree's child: a session of its own, the marker in
         its environment (``env``, default ours), the cgroup joined before ``exec``, adopted.
         ``OSError`` if it cannot be started (the tree is closed then)."""
-        env = kwargs.pop("env", None)
+        env = self.environ(kwargs.pop("env", None))
         try:
             proc: subprocess.Popen[Any] = subprocess.Popen(
-                argv, env=self.environ(env), preexec_fn=self.enter, start_new_session=True,
-                **kwargs,
-            )
+                argv, env=env, preexec_fn=self.enter, start_new_session=True, **kwargs)
         except BaseException:
             self.close()
             raise
         self.adopt(proc.pid)
         return proc
+
+    async def create_subprocess_exec(self, *argv: str, **kwargs: Any) -> asyncio.subprocess.Process:
+        """:func:`asyncio.create_subprocess_exec` for the tree's child, as :meth:`popen`."""
+        import asyncio  # already imported: this runs on its loop
+
+        env = self.environ(kwargs.pop("env", None))
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv, env=env, preexec_fn=self.enter, start_new_session=True, **kwargs)
+        except BaseException:
+            self.close()
+            raise
+        self.adopt(process.pid)
+        return process
+
+    async def subprocess_exec(
+        self, protocol_factory: Callable[[], asyncio.SubprocessProtocol], *argv: str, **kwargs: Any
+    ) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
+        """The running loop's ``subprocess_exec`` for the tree's child, as :meth:`popen`: for a
+        caller that reads the pipes with its own protocol (the hub)."""
+        import asyncio
+
+        env = self.environ(kwargs.pop("env", None))
+        try:
+            transport, protocol = await asyncio.get_running_loop().subprocess_exec(
+                protocol_factory, *argv, env=env, preexec_fn=self.enter, start_new_session=True,
+                **kwargs)
+        except BaseException:
+            self.close()
+            raise
+        self.adopt(transport.get_pid())
+        return transport, protocol
 
     def adopt(self, pid: int) -> None:
         """The child has been started as ``pid``. If it did not get into the cgroup (a
@@ -437,3 +471,22 @@ def run_command(
         sink.seek(0)
         output = sink.read(limit + 1)
     return Finished(proc.returncode, output[:limit], len(output) > limit, timed_out, stopped)
+
+
+def stop_group(proc: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> None:
+    """SIGTERM ``proc``'s process group, SIGKILL it if it has not exited within ``grace_s``;
+    anything left in the group after the leader exits (a child that ignored SIGTERM) is killed
+    too. For a child started with ``start_new_session=True`` and no tree: a test's helper
+    (redis, a CLI under test), where the group is all there is to stop."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        except ProcessLookupError:
+            proc.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers of the group, if any

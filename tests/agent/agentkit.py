@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scenarist.llm.process import stop_group
+from scenarist.processes import stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

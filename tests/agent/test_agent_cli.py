@@ -15,7 +15,7 @@ import pytest
 from agentkit import EXAMPLES, SCENARIOS, agent, agent_env, filled, gone, running
 
 from daemonkit import Daemons
-from scenarist.llm.process import stop_group
+from scenarist.processes import stop_group
 from scenarist.scenario import load_scenario
 
 # What each example does when the mock agent plays it in a fresh workspace seeded from its

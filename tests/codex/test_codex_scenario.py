@@ -11,7 +11,7 @@ from codexkit import REPO, assert_valid_stream, fake_codex
 from scenarist.codex.play_scenario import scenario_steps, split_turns
 from scenarist.codex.rng import Rng
 from scenarist.codex.turn import CodexTurn, Sleep
-from scenarist.scenario import compile_timeline, load_scenario_text
+from scenarist.scenario import compile_timeline, load_scenario_text, turns_of
 
 MAPPING = """\
 name: codex_mapping
@@ -165,7 +165,7 @@ def test_scenario_in_exec_json_format(mapping_file: Path) -> None:
 
 def test_gaps_between_beats_become_scaled_pauses() -> None:
     scenario = load_scenario_text(MAPPING)
-    beats = split_turns(compile_timeline(scenario).beats)[0]
+    beats = split_turns(turns_of(compile_timeline(scenario)))[0]
     turn = CodexTurn(Rng(1))
     sleeps = [s.ms for s in scenario_steps(beats, turn, time_scale=0.5) if isinstance(s, Sleep)]
     assert sleeps == [25]  # think at 100, assistant and tools at 150: one 50 ms gap, halved

@@ -16,8 +16,9 @@ import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from scenarist.hub.config import AgentSpec, HubConfig, Limits
-from scenarist.hub.server import bind, create_app, uvicorn_config
+from scenarist.hub.server import create_app, uvicorn_config
 from scenarist.hub.sessions import Hub
+from scenarist.serving import bind
 
 AGENTS = Path(__file__).parent / "agents"
 TOKEN = "test-token-0123456789"

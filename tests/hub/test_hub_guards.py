@@ -123,7 +123,7 @@ def test_listening_socket_is_tcp_so_asyncio_disables_nagle() -> None:
     # With proto 0 asyncio skips TCP_NODELAY and small frames wait ~40 ms for delayed ACKs.
     import socket
 
-    from scenarist.hub.server import bind
+    from scenarist.serving import bind
 
     sock = bind("127.0.0.1", 0)
     try:

@@ -1,9 +1,8 @@
-"""Security rules as pure functions: token, Origin, loopback, message rate."""
+"""Security rules as pure functions: token, Origin, loopback (message rate: tests/test_ratelimit.py)."""
 
 from __future__ import annotations
 
 from scenarist.hub.security import (
-    RateLimiter,
     host_allowed,
     is_loopback,
     new_token,
@@ -46,16 +45,6 @@ def test_origin_same_site_allowed_cross_site_refused() -> None:
 def test_loopback_names() -> None:
     assert all(map(is_loopback, ["127.0.0.1", "127.5.6.7", "::1", "[::1]", "localhost"]))
     assert not any(map(is_loopback, ["0.0.0.0", "10.0.0.1", "::", "example.com"]))
-
-
-def test_rate_limiter_allows_a_burst_then_the_sustained_rate() -> None:
-    now = [0.0]
-    limiter = RateLimiter(rate=2.0, burst=3, clock=lambda: now[0])
-    assert [limiter.allow() for _ in range(4)] == [True, True, True, False]
-    now[0] += 0.5  # one token back
-    assert [limiter.allow(), limiter.allow()] == [True, False]
-    now[0] += 100.0  # refills to the burst, not beyond
-    assert sum(limiter.allow() for _ in range(10)) == 3
 
 
 def test_origin_problem_names_what_an_allow_origin_can_never_match() -> None:

@@ -256,7 +256,8 @@ def test_test_agents_exist() -> None:
 
 
 async def test_nothing_an_agent_started_outlives_the_hub(daemons: Daemons) -> None:
-    spec = AgentSpec("daemon", ("sh", "-c", f"{daemons.command}; echo ready; exec cat"))
+    # "ready" comes after the exec, so no shell whose command line names the daemon is left
+    spec = AgentSpec("daemon", ("sh", "-c", f"{daemons.command}; exec sh -c 'echo ready; exec cat'"))
     async with running_hub(make_config(spec)) as hub, client(hub) as c:
         await c.send(type="command", agent="daemon", text="hi")
         await c.until(lambda m: "ready" in text_of(c.seen))

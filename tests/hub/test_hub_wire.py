@@ -15,8 +15,8 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
 
-from scenarist.hub.server import bind
 from scenarist.hub.wire import EXTENSION, HubWebSocketProtocol, frame_sender, text_frame_header
+from scenarist.serving import bind
 
 LOOPS = ("asyncio", "uvloop")  # see conftest.py
 

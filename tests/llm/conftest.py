@@ -35,7 +35,8 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import bind, protocol_settings
+        from scenarist.llm.cli import protocol_settings
+        from scenarist.serving import bind
 
         self.server = server
         sock = bind("127.0.0.1", 0)

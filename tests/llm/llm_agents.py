@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from scenarist.llm.process import stop_group
+from scenarist.processes import stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "tests" / "node" / "node_modules" / ".bin"

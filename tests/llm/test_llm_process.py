@@ -13,7 +13,8 @@ import pytest
 from llm_agents import SCENARIOS
 
 from daemonkit import Daemons
-from scenarist.llm.process import ServerStartError, run_server, server_argv, stop_group
+from scenarist.llm.process import ServerStartError, run_server, server_argv
+from scenarist.processes import stop_group
 
 
 def _gone(pgid: int, within_s: float = 10.0) -> bool:

@@ -185,8 +185,9 @@ def test_a_batch_goes_out_in_one_write_under_the_cli_settings(settings: str) -> 
 
     import uvicorn
 
-    from scenarist.llm.cli import WEBSOCKET_SETTINGS, bind
+    from scenarist.llm.cli import WEBSOCKET_SETTINGS
     from scenarist.llm.websocket import Due
+    from scenarist.serving import bind
 
     payloads = (b'{"type":"a"}', b'{"type":"b","text":"' + b"x" * 300 + b'"}')
     batch = Due(0, payloads, b"".join(map(text_frame, payloads)))

@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from scenarist.llm.process import RunningServer, run_server, stop_group
+from scenarist.llm.process import RunningServer, run_server
+from scenarist.processes import stop_group
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios"

@@ -7,13 +7,14 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 from runnerkit import write_scenario
 
-from scenarist.acp.turns import AGENT_KINDS, CLIENT_KINDS
+from scenarist.acp.turns import AcpAgentBeat, ClientBeat
 from scenarist.runner import RunResult
-from scenarist.runner.play import PLAYED_KINDS
-from scenarist.scenario import BEAT_KINDS
+from scenarist.runner.play import RunnerBeat
+from scenarist.scenario import BEATS, ApplyPatchBeat, InitializeBeat, SessionStartBeat
 
 Run = Callable[..., RunResult]
 
@@ -161,6 +162,7 @@ timeline:
 def test_every_beat_kind_has_a_player() -> None:
     """A new event kind must be classified on purpose: the test executor plays it, or it is
     an ACP agent or client beat, or it shapes the ACP session (handshake, boundary)."""
-    session = {"initialize", "sessionStart"}
-    assert set(BEAT_KINDS) - PLAYED_KINDS - AGENT_KINDS - CLIENT_KINDS == session
-    assert "applyPatch" in PLAYED_KINDS and "applyPatch" not in AGENT_KINDS | CLIENT_KINDS
+    played = set(get_args(RunnerBeat)) | set(get_args(AcpAgentBeat)) | set(get_args(ClientBeat))
+    assert set(BEATS) - played == {InitializeBeat, SessionStartBeat}
+    assert ApplyPatchBeat in get_args(RunnerBeat)
+    assert ApplyPatchBeat not in get_args(AcpAgentBeat) + get_args(ClientBeat)

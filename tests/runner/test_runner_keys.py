@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scenarist.runner.keys import KeyError_, key_bytes, parse_input
+from scenarist.runner.keys import KeySequenceError, key_bytes, parse_input
 from scenarist.scenario import ScenarioError, load_scenario
 from scenarist.scenario.keys import key_problem
 
@@ -41,9 +41,9 @@ def test_unknown_names_are_not_keys() -> None:
 
 
 def test_a_modifier_without_a_sequence_is_an_error() -> None:
-    with pytest.raises(KeyError_, match="control code"):
+    with pytest.raises(KeySequenceError, match="control code"):
         key_bytes("ctrl-1")
-    with pytest.raises(KeyError_, match="Shift"):
+    with pytest.raises(KeySequenceError, match="Shift"):
         key_bytes("Shift+Up")
 
 

@@ -2,7 +2,7 @@
 
 ``validate``, ``timeline``, ``schema``, ``select`` and ``fake-codex`` are run in loops, from
 pre-commit hooks and once per agent turn; each of these modules would add tens of
-milliseconds to every run (bench/NOTES-startup.md). Standard-library modules are not
+milliseconds to every run (budgets: docs/architecture.md, bench/bench_startup.py). Standard-library modules are not
 guarded: they cost users nothing they would notice.
 
 ``scenarist llm`` needs its web stack, but not rapidfuzz (~24 M instructions of its start-up):

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 import acp
 from acp import schema as s
@@ -24,7 +24,7 @@ from scenarist.acp.compare import differences
 from scenarist.acp.handshake import initialize_answer
 from scenarist.acp.stdio import log
 from scenarist.acp.tools import absolute
-from scenarist.acp.turns import AcpScript, Turn, script_of
+from scenarist.acp.turns import AcpAgentBeat, AcpScript, Turn, script_of
 from scenarist.acp.updates import (
     BeatRenderer,
     SessionUpdate,
@@ -34,18 +34,29 @@ from scenarist.acp.updates import (
     usage,
 )
 from scenarist.play import Clock, Player, RealClock
+from scenarist.scenario.beats import (
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
+    AssistantBeat,
+    ErrorBeat,
+    ProgressBeat,
+    ThinkBeat,
+    ToolBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+)
 from scenarist.scenario.model import (
-    AgentEdits,
     AgentFileReads,
     AgentPermissionRequest,
-    AgentToolUse,
-    LlmError,
     Scenario,
     SetMode,
     SetModel,
 )
 from scenarist.scenario.select import ScenarioIndex, SelectionError
-from scenarist.scenario.timeline import Beat
 
 __all__ = ["AgentOptions", "ScenarioAgent", "log"]
 
@@ -350,7 +361,7 @@ class ScenarioAgent(acp.Agent):
         async for beat in player:
             if beat.index in turn_play.skipped:
                 continue
-            if beat.kind == "userCancelSession":
+            if isinstance(beat, UserCancelSessionBeat):
                 await cancel.wait()
                 return "cancelled"
             if not await turn_play.beat(beat):
@@ -388,36 +399,42 @@ class _TurnPlay:
     def client(self) -> acp.Client:
         return self.agent._client
 
-    async def beat(self, beat: Beat) -> bool:
+    async def beat(self, beat: AcpAgentBeat) -> bool:
         """Play one beat; False when the turn ends as cancelled."""
-        kind, event = beat.kind, beat.event
-        if kind == "error":
-            step: LlmError = beat.step
-            data = {"errorType": step.error_type, "message": step.message,
-                    "statusCode": step.status_code, "details": step.details}
-            if step.retry_after_seconds is not None:
-                data["retryAfterSeconds"] = step.retry_after_seconds
-            raise acp.RequestError(-32603, f"Internal error: {step.message}", data)
-        if isinstance(event, AgentFileReads):
-            await self.read_files(event)
-            return True
-        if isinstance(event, AgentPermissionRequest):
-            return await self.ask(beat, event)
-        if isinstance(event, AgentToolUse):
-            await self.tool(kind, event, beat)
-            return True
-        await self.agent._send(self.session, self.renderer.render(beat))
-        if isinstance(event, AgentEdits) and event.new_text is not None:
-            await self.write(self.renderer_path(event.path), event.new_text, event.old_text)
+        match beat:
+            case ErrorBeat(step=step):
+                data = {"errorType": step.error_type, "message": step.message,
+                        "statusCode": step.status_code, "details": step.details}
+                if step.retry_after_seconds is not None:
+                    data["retryAfterSeconds"] = step.retry_after_seconds
+                raise acp.RequestError(-32603, f"Internal error: {step.message}", data)
+            case AgentFileReadsBeat(event=reads):
+                await self.read_files(reads)
+            case AgentPermissionRequestBeat(event=request):
+                return await self.ask(beat, request)
+            case ToolStartBeat() | ProgressBeat() | ToolExecutionBeat() | ToolResultBeat():
+                await self.tool(beat)
+            case AgentEditsBeat(event=edit):
+                await self.agent._send(self.session, self.renderer.render(beat))
+                if edit.new_text is not None:
+                    await self.write(self.renderer_path(edit.path), edit.new_text,
+                                     edit.old_text)
+            case ThinkBeat() | AssistantBeat() | AgentPlanBeat():
+                await self.agent._send(self.session, self.renderer.render(beat))
+            case UserCancelSessionBeat():
+                pass  # the turn waits for the client's session/cancel (ScenarioAgent._play)
+            case _:
+                assert_never(beat)
         return True
 
     def renderer_path(self, path: str) -> str:
         return absolute(path, self.session.cwd)
 
-    async def tool(self, kind: str, use: AgentToolUse, beat: Beat) -> None:
+    async def tool(self, beat: ToolBeat) -> None:
+        use = beat.event
         view = self.renderer.view(use)
         terminal = self.session.terminals.get(use.tool_call_id)
-        if kind == "agentToolUse":
+        if isinstance(beat, ToolStartBeat):
             if view.command is not None and self.caps.terminal:
                 terminal = await self.open_terminal(use.tool_call_id, view.command,
                                                     view.command_cwd)
@@ -425,7 +442,7 @@ class _TurnPlay:
             if view.diff is not None:
                 await self.write(view.diff.path, view.diff.new_text, view.diff.old_text)
             return
-        if kind == "toolResult" and terminal is not None:
+        if isinstance(beat, ToolResultBeat) and terminal is not None:
             exit_code = await self.close_terminal(use.tool_call_id, terminal)
             await self.agent._send(self.session, [self.renderer.result(
                 use, terminal_id=terminal, exit_code=exit_code)])
@@ -492,7 +509,8 @@ class _TurnPlay:
                                        {"path": path, "expected": read.expected_content,
                                         "got": got, "event": event.key_path})
 
-    async def ask(self, beat: Beat, event: AgentPermissionRequest) -> bool:
+    async def ask(self, beat: AgentPermissionRequestBeat, event: AgentPermissionRequest
+                  ) -> bool:
         """Ask for permission; a rejection skips the action it guards, a cancelled
         outcome ends the turn."""
         answer = await self.client.request_permission(
@@ -515,13 +533,14 @@ class _TurnPlay:
                 self.skipped.add(guarded)
         return True
 
-    def _guarded(self, beat: Beat, event: AgentPermissionRequest) -> int | None:
+    def _guarded(self, beat: AgentPermissionRequestBeat, event: AgentPermissionRequest
+                 ) -> int | None:
         """The event a permission request guards: the tool call it names, else the next
         action of the turn."""
         wanted = event.tool_call.get("toolCallId")
         later = [b for b in self.turn.beats if b.at_ms >= beat.at_ms and b.index > beat.index
-                 and b.kind in ("agentToolUse", "agentEdits", "agentFileReads")]
-        for b in later:
-            if getattr(b.event, "tool_call_id", None) == wanted:
+                 and isinstance(b, ToolStartBeat | AgentEditsBeat | AgentFileReadsBeat)]
+        for b in later:  # file reads have no call id: they match a request naming none
+            if (None if isinstance(b, AgentFileReadsBeat) else b.event.tool_call_id) == wanted:
                 return b.index
         return later[0].index if later else None

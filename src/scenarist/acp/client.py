@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, assert_never
 from xml.etree import ElementTree as ET
 
 import acp
@@ -32,23 +32,29 @@ from scenarist.acp.compare import differences
 from scenarist.acp.frames import Refusal
 from scenarist.acp.lines import CheckedLines
 from scenarist.acp.stdio import one_line_logging
-from scenarist.acp.turns import AcpScript, Turn, script_of
+from scenarist.acp.turns import AcpScript, ClientBeat, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
 from scenarist.play import Player
 from scenarist.processes import ProcessInfo, ProcessTree, describe
+from scenarist.scenario.beats import (
+    AssistantBeat,
+    Beat,
+    ErrorBeat,
+    PromptBeat,
+    SetModeBeat,
+    SetModelBeat,
+    UserCancelSessionBeat,
+)
 from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
     Initialize,
-    LlmError,
     Scenario,
-    SetMode,
-    SetModel,
     TextContent,
     UserInput,
     content_text,
 )
-from scenarist.scenario.timeline import Beat, compile_timeline
+from scenarist.scenario.timeline import compile_timeline
 
 __all__ = [
     "AcpTestOptions",
@@ -139,7 +145,7 @@ class _Step:
     """One thing the client does at ``at_ms``: prompt a turn, switch mode/model, cancel."""
 
     at_ms: int
-    kind: str
+    kind: Literal["prompt", "cancel", "setMode", "setModel"]
     turn: Turn | None = None
     value: str | None = None
 
@@ -164,16 +170,19 @@ def client_steps(script: AcpScript) -> list[_Step]:
     if groups and groups[0][0].prompt is None:  # a loaded session's lead-in
         steps += prompts(groups[0][0].origin_ms, groups[0])
     for beat in compile_timeline(script.scenario).beats:
-        if not beat.live:
+        if not beat.live or not isinstance(beat, ClientBeat):
             continue
-        if beat.kind == "userInputs":
-            steps += prompts(beat.at_ms, next(prompted))
-        elif beat.kind == "userCancelSession":
-            steps.append(_Step(beat.at_ms, "cancel"))
-        elif isinstance(beat.event, SetMode):
-            steps.append(_Step(beat.at_ms, "setMode", value=beat.event.mode_id))
-        elif isinstance(beat.event, SetModel):
-            steps.append(_Step(beat.at_ms, "setModel", value=beat.event.model_id))
+        match beat:
+            case PromptBeat():
+                steps += prompts(beat.at_ms, next(prompted))
+            case UserCancelSessionBeat():
+                steps.append(_Step(beat.at_ms, "cancel"))
+            case SetModeBeat():
+                steps.append(_Step(beat.at_ms, "setMode", value=beat.event.mode_id))
+            case SetModelBeat():
+                steps.append(_Step(beat.at_ms, "setModel", value=beat.event.model_id))
+            case _:
+                assert_never(beat)
     steps.sort(key=lambda st: st.at_ms)
     return steps
 
@@ -366,9 +375,9 @@ def _mcp_servers(scenario: Scenario) -> list[dict[str, Any]]:
 
 
 def _history_texts(history: tuple[Beat, ...]) -> tuple[str, str]:
-    user = "".join(content_text(b.step.content) for b in history if b.kind == "userInputs")
+    user = "".join(content_text(b.step.content) for b in history if isinstance(b, PromptBeat))
     agent = "".join(content_text(b.step.content) for b in history
-                    if b.kind == "assistant" and isinstance(b.step.content, TextContent))
+                    if isinstance(b, AssistantBeat) and isinstance(b.step.content, TextContent))
     return user, agent
 
 
@@ -413,16 +422,10 @@ class _Run:
         command, *args = self.options.command
         env = {**os.environ, **(self.options.env or {})}
         self.tree = tree = ProcessTree()
-        try:
-            self.process = process = await asyncio.create_subprocess_exec(
-                command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=tree.environ(env),
-                cwd=str(self.workspace.root), limit=STDIO_LIMIT, start_new_session=True,
-                preexec_fn=tree.enter)
-        except BaseException:
-            tree.close()
-            raise
-        tree.adopt(process.pid)
+        self.process = process = await tree.create_subprocess_exec(
+            command, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env, cwd=str(self.workspace.root),
+            limit=STDIO_LIMIT)
         assert process.stdin is not None and process.stdout is not None
         lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
                              log=lambda _: None, on_refusal=self.refused)
@@ -593,11 +596,12 @@ class _Run:
 def _error_problems(turn: Turn, exc: acp.RequestError) -> list[str]:
     """How a JSON-RPC error differs from the turn's scripted error, where the agent says
     (an agent that puts ``errorType`` in the error's data, as ``scenarist acp`` does)."""
-    step = turn.beats[-1].step
+    last = turn.beats[-1] if turn.beats else None
     data = exc.data if isinstance(exc.data, dict) else {}
     got = data.get("errorType")
-    if got is None or not isinstance(step, LlmError) or got == step.error_type:
+    if got is None or not isinstance(last, ErrorBeat) or got == last.step.error_type:
         return []
+    step = last.step
     return [f"error data errorType: expected {step.error_type!r}, got {got!r}"]
 
 

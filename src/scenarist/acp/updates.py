@@ -10,32 +10,58 @@ far), for live turns and for history replayed on ``session/load`` alike.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from acp import schema as s
 
 from scenarist.acp.tools import Diff, ToolView, absolute, describe_tool
+from scenarist.scenario.beats import (
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
+    Beat,
+    CompleteBeat,
+    ErrorBeat,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
+    ThinkBeat,
+    ToolBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
+)
 from scenarist.scenario.model import (
     AgentEdits,
     AgentPermissionRequest,
-    AgentPlan,
     AgentToolUse,
     Annotations,
     AudioContent,
     ContentBlock,
     DiffContent,
-    ExecEvent,
     ImageContent,
     PlanContent,
     PlanEntry,
-    ProgressStep,
     ResourceContent,
     ResourceLinkContent,
     TextContent,
     TextStep,
     UserInput,
 )
-from scenarist.scenario.timeline import Beat
 from scenarist.scenario.tools import tool_args
 
 __all__ = [
@@ -276,18 +302,26 @@ class BeatRenderer:
 
     def render(self, beat: Beat, *, terminal_id: str | None = None) -> list[SessionUpdate]:
         """The updates for ``beat`` (none for beats that are not agent output)."""
-        kind, event, step = beat.kind, beat.event, beat.step
-        if kind in ("think", "assistant"):
-            return self._step(step, event.meta, f"diff_{beat.index}_{beat.at_ms}")
-        if kind == "userInputs":
-            return user_chunks(step)
-        if isinstance(event, AgentToolUse):
-            return self._tool(kind, event, step, terminal_id)
-        if isinstance(event, AgentEdits):
-            return [edit_tool_call(event, self.cwd)]
-        if isinstance(event, AgentPlan):
-            return [plan_update(event.entries, event.meta)]
-        return []
+        match beat:
+            case ThinkBeat() | AssistantBeat():
+                return self._step(beat.step, beat.event.meta,
+                                  f"diff_{beat.index}_{beat.at_ms}")
+            case PromptBeat():
+                return user_chunks(beat.step)
+            case ToolStartBeat() | ProgressBeat() | ToolExecutionBeat() | ToolResultBeat():
+                return self._tool(beat, terminal_id)
+            case AgentEditsBeat():
+                return [edit_tool_call(beat.event, self.cwd)]
+            case AgentPlanBeat():
+                return [plan_update(beat.event.entries, beat.event.meta)]
+            case (ErrorBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat()
+                  | SetModeBeat() | SetModelBeat() | UserEditsBeat() | ApplyPatchBeat()
+                  | UserCommandBeat() | UserCancelSessionBeat() | InitializeBeat()
+                  | SessionStartBeat() | AssertBeat() | ScreenshotBeat() | LogBeat()
+                  | StatusBeat() | CompleteBeat() | MergeBeat()):
+                return []  # played as requests (errors, reads, permissions) or not ACP's
+            case _:
+                assert_never(beat)
 
     def _step(self, step: TextStep, event_meta: Mapping[str, Any] | None,
               diff_id: str) -> list[SessionUpdate]:
@@ -309,34 +343,34 @@ class BeatRenderer:
         return [s.AgentMessageChunk(session_update="agent_message_chunk", content=content,
                                     field_meta=meta)]
 
-    def _tool(self, kind: str, use: AgentToolUse, step: Any,
-              terminal_id: str | None) -> list[SessionUpdate]:
+    def _tool(self, beat: ToolBeat, terminal_id: str | None) -> list[SessionUpdate]:
+        use = beat.event
         call_id = use.tool_call_id
-        if kind == "agentToolUse":
-            self._logs[call_id] = []
-            if terminal_id is not None:
-                self._terminals[call_id] = terminal_id
-            view = self.view(use)
-            updates: list[SessionUpdate] = [tool_call_start(use, view, terminal_id)]
-            todo_plan = _todo_plan(view.todos)
-            if todo_plan is not None:
-                updates.append(todo_plan)
-            return updates
-        log = self._logs.setdefault(call_id, [])
-        if kind == "progress":
-            assert isinstance(step, ProgressStep)
-            log.append(step.message)
-        elif kind == "toolExecution":
-            assert isinstance(step, ExecEvent)
-            if step.type == "completion":
-                if step.exit_code is not None:
-                    self._exit[call_id] = step.exit_code
-                return []
-            log.append(step.content)
-        elif kind == "toolResult":
-            return [self.result(use)]
-        else:
-            return []
+        match beat:
+            case ToolStartBeat():
+                self._logs[call_id] = []
+                if terminal_id is not None:
+                    self._terminals[call_id] = terminal_id
+                view = self.view(use)
+                updates: list[SessionUpdate] = [tool_call_start(use, view, terminal_id)]
+                todo_plan = _todo_plan(view.todos)
+                if todo_plan is not None:
+                    updates.append(todo_plan)
+                return updates
+            case ProgressBeat(step=progress):
+                log = self._logs.setdefault(call_id, [])
+                log.append(progress.message)
+            case ToolExecutionBeat(step=ev):
+                log = self._logs.setdefault(call_id, [])
+                if ev.type == "completion":
+                    if ev.exit_code is not None:
+                        self._exit[call_id] = ev.exit_code
+                    return []
+                log.append(ev.content)
+            case ToolResultBeat():
+                return [self.result(use)]
+            case _:
+                assert_never(beat)
         content: list[Any] = [_text_content(self._joined(log))]
         terminal = self._terminals.get(call_id)
         if terminal is not None:

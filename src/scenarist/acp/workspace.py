@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import posixpath
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scenarist.confine import Escape, reroot, resolve_inside
 from scenarist.processes import ProcessTree
 
 __all__ = ["Terminal", "Workspace"]
@@ -53,16 +53,12 @@ class Workspace:
         self._count = 0
 
     def path(self, agent_path: str) -> Path:
-        """Where ``agent_path`` lives inside the workspace."""
-        clean = posixpath.normpath("/" + agent_path.lstrip("/")) if posixpath.isabs(
-            agent_path) else posixpath.normpath(posixpath.join(str(self.root), agent_path))
-        root = str(self.root)
-        if clean != root and not clean.startswith(root + "/"):
-            clean = root + clean
-        real = Path(os.path.realpath(clean))
-        if real != self.root and self.root not in real.parents:
-            raise PermissionError(f"{agent_path} leads outside the workspace {self.root}")
-        return real
+        """Where ``agent_path`` lives inside the workspace (the *stand-in* rule of
+        :mod:`scenarist.confine`): re-rooted, then resolved; a link out is a ``PermissionError``."""
+        try:
+            return resolve_inside(self.root, reroot(str(self.root), agent_path))
+        except Escape:
+            raise PermissionError(f"{agent_path} leads outside the workspace {self.root}") from None
 
     def read(self, agent_path: str, line: int | None = None, limit: int | None = None) -> str:
         text = self.path(agent_path).read_text(encoding="utf-8")
@@ -83,16 +79,10 @@ class Workspace:
         where = self.path(cwd) if cwd else self.root
         where.mkdir(parents=True, exist_ok=True)
         tree = ProcessTree()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                command, *args, cwd=where, env=tree.environ({**os.environ, **env}),
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-                preexec_fn=tree.enter)
-        except BaseException:
-            tree.close()
-            raise
-        tree.adopt(process.pid)
+        process = await tree.create_subprocess_exec(
+            command, *args, cwd=where, env={**os.environ, **env},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
         self._count += 1
         terminal_id = f"term-{self._count}"
         terminal = Terminal(process, tree, limit)

@@ -19,11 +19,11 @@ What is compared:
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from scenarist.agent.tools import Outcome
+from scenarist.json_out import as_text
 
 __all__ = ["Problem", "check_edit", "check_prompt", "check_tool", "normalise", "text_diff"]
 
@@ -55,10 +55,6 @@ def text_diff(expected: str, actual: str) -> str:
     return "\n".join(lines)
 
 
-def _expected_text(result: Any) -> str:
-    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-
-
 def _how_it_went(outcome: Outcome) -> str:
     if outcome.refused:
         return "it was refused"
@@ -86,7 +82,7 @@ def check_tool(outcome: Outcome, *, result: Any, status: str | None,
         problems.append(Problem(outcome.output))
     if (result is not None and compares_output and not outcome.simulated
             and not outcome.background and not outcome.refused):
-        expected = _expected_text(result)
+        expected = as_text(result)
         if normalise(expected) != normalise(outcome.output):
             problems.append(Problem("result: the real output differs from the scenario's result",
                                     text_diff(expected, outcome.output)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, assert_never
 
 from scenarist.agent.compare import Problem, check_edit, check_prompt, check_tool
 from scenarist.agent.render import Renderer, Session, block_text
@@ -39,18 +39,39 @@ from scenarist.play import Clock, iter_sync
 from scenarist.processes import run_command
 from scenarist.scenario import (
     AgentEdits,
+    AgentEditsBeat,
     AgentFileReads,
+    AgentFileReadsBeat,
     AgentPermissionRequest,
-    AgentPlan,
-    AgentToolUse,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
     Beat,
+    CompleteBeat,
+    ErrorBeat,
     Event,
-    LlmError,
-    Log,
-    ProgressStep,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
     Scenario,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
     TextContent,
-    TextStep,
+    ThinkBeat,
+    ToolBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
     UserInput,
     compile_timeline,
 )
@@ -215,42 +236,56 @@ class _Run:
                 self.renderer.note(f"warning: {problem}")
 
     def beat(self, beat: Beat, pacer: Pacer) -> None:
-        event, step, kind = beat.event, beat.step, beat.kind
-        if isinstance(step, TextStep):
-            text = block_text(step.content)
-            (self.renderer.thinking if kind == "think" else self.renderer.assistant)(text)
-        elif isinstance(step, LlmError):
-            self.renderer.llm_error(step)
-        elif isinstance(event, AgentToolUse):
-            self.tool_beat(beat, event)
-        elif isinstance(event, AgentEdits):
-            self.edit(event)
-        elif isinstance(event, AgentPlan):
-            self.renderer.plan(event.entries)
-        elif isinstance(event, AgentFileReads):
-            self.file_reads(event)
-        elif isinstance(event, AgentPermissionRequest):
-            self.renderer.note(permission_text(event))
-        elif isinstance(event, Log):
-            self.renderer.log(event.message, event.level)
-        elif kind == "userInputs" and isinstance(step, UserInput):
-            self.prompt(beat, step, pacer)
+        match beat:
+            case ThinkBeat(step=step):
+                self.renderer.thinking(block_text(step.content))
+            case AssistantBeat(step=step):
+                self.renderer.assistant(block_text(step.content))
+            case ErrorBeat(step=error):
+                self.renderer.llm_error(error)
+            case ToolStartBeat() | ProgressBeat() | ToolExecutionBeat() | ToolResultBeat():
+                self.tool_beat(beat)
+            case AgentEditsBeat(event=edit):
+                self.edit(edit)
+            case AgentPlanBeat(event=plan):
+                self.renderer.plan(plan.entries)
+            case AgentFileReadsBeat(event=reads):
+                self.file_reads(reads)
+            case AgentPermissionRequestBeat(event=request):
+                self.renderer.note(permission_text(request))
+            case LogBeat(event=line):
+                self.renderer.log(line.message, line.level)
+            case PromptBeat(step=expected):
+                self.prompt(beat, expected, pacer)
+            case (SetModeBeat() | SetModelBeat() | UserEditsBeat() | ApplyPatchBeat()
+                  | UserCommandBeat() | UserCancelSessionBeat() | InitializeBeat()
+                  | SessionStartBeat() | AssertBeat() | ScreenshotBeat() | StatusBeat()
+                  | CompleteBeat() | MergeBeat()):
+                pass  # the test executor's, or nothing a terminal agent shows
+            case _:
+                assert_never(beat)
 
-    def tool_beat(self, beat: Beat, use: AgentToolUse) -> None:
-        if beat.kind == "agentToolUse":
-            call = describe(use, self.workspace)
-            self.renderer.tool_started(call)
-            outcome = self.tools.run(use)
-            self.executed(outcome, call.name)
-            self.running[use.tool_call_id] = (call, outcome)
-        elif beat.kind == "progress" and isinstance(beat.step, ProgressStep):
-            call, _ = self.running[use.tool_call_id]
-            self.renderer.progress(call, beat.step.message)
-        elif beat.kind == "toolResult":
-            call, outcome = self.running.pop(use.tool_call_id)
-            self.renderer.tool_finished(call, outcome)
-            self.problems(use, check_tool(outcome, result=use.result, status=use.status,
-                                          compares_output=call.compares_output))
+    def tool_beat(self, beat: ToolBeat) -> None:
+        use = beat.event
+        match beat:
+            case ToolStartBeat():
+                call = describe(use, self.workspace)
+                self.renderer.tool_started(call)
+                outcome = self.tools.run(use)
+                self.executed(outcome, call.name)
+                self.running[use.tool_call_id] = (call, outcome)
+            case ProgressBeat(step=progress):
+                call, _ = self.running[use.tool_call_id]
+                self.renderer.progress(call, progress.message)
+            case ToolExecutionBeat():
+                pass  # the tool really runs: its own output is what the terminal shows
+            case ToolResultBeat():
+                call, outcome = self.running.pop(use.tool_call_id)
+                self.renderer.tool_finished(call, outcome)
+                self.problems(use, check_tool(outcome, result=use.result, status=use.status,
+                                              compares_output=call.compares_output))
+            case _:
+                assert_never(beat)
 
     def edit(self, edit: AgentEdits) -> None:
         outcome = self.tools.edit(edit)
@@ -271,7 +306,7 @@ class _Run:
             self.problems(reads, check_tool(outcome, result=read.expected_content,
                                             status=None, compares_output=True))
 
-    def prompt(self, beat: Beat, expected: UserInput, pacer: Pacer) -> None:
+    def prompt(self, beat: PromptBeat, expected: UserInput, pacer: Pacer) -> None:
         if self.on_prompt is not None:
             self.on_prompt(self.position)
         try:

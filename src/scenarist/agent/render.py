@@ -28,6 +28,10 @@ from rich.text import Text
 from scenarist.agent import claude_stream
 from scenarist.agent.compare import Problem
 from scenarist.agent.tools import Outcome, ToolCall
+from scenarist.codex import build
+from scenarist.codex.encode import ExecJsonEncoder
+from scenarist.codex.rng import Rng
+from scenarist.codex.turn import CodexTurn, task_started, token_count
 from scenarist.scenario.model import (
     AudioContent,
     ContentBlock,
@@ -216,13 +220,10 @@ class CodexJsonRenderer(_JsonLines):
     """``codex exec --json``: Codex EventMsg events through the exec-json encoder."""
 
     def __init__(self, out: IO[str], diagnostics: Console) -> None:
-        from scenarist.codex.encode import ExecJsonEncoder
-        from scenarist.codex.rng import Rng
-
         super().__init__(out, diagnostics)
         self.encoder = ExecJsonEncoder()
         self.rng = Rng(0x5CE7A215)
-        self.turn: Any = None
+        self.turn: CodexTurn | None = None
         self.number = 0
         self.prompt = ""
         self.output_chars = 0
@@ -233,15 +234,11 @@ class CodexJsonRenderer(_JsonLines):
             self.write_line(self.encoder(event))
 
     def begin(self, session: Session) -> None:
-        from scenarist.codex.build import session_configured
-
         self.cwd = session.workspace
-        self.emit([session_configured(session.session_id, cwd=session.workspace)])
+        self.emit([build.session_configured(session.session_id, cwd=session.workspace)])
 
-    def _open(self) -> Any:
+    def _open(self) -> CodexTurn:
         if self.turn is None:
-            from scenarist.codex.turn import CodexTurn, task_started
-
             self.number += 1
             self.turn = CodexTurn(self.rng.fork(self.number), number=self.number, cwd=self.cwd)
             self.output_chars = 0
@@ -251,8 +248,6 @@ class CodexJsonRenderer(_JsonLines):
 
     def _close(self) -> None:
         if self.turn is not None:
-            from scenarist.codex.turn import token_count
-
             self.emit([token_count(len(self.prompt), self.output_chars),
                        {"type": "task_complete", "turn_id": self.turn.turn_id,
                         "last_agent_message": self.last_message}])
@@ -264,38 +259,26 @@ class CodexJsonRenderer(_JsonLines):
         self._open()
 
     def thinking(self, text: str) -> None:
-        from scenarist.codex.build import reasoning
-
-        self.emit(reasoning(self._open(), text))
+        self.emit(build.reasoning(self._open(), text))
 
     def assistant(self, text: str) -> None:
-        from scenarist.codex.build import message
-
         self.output_chars += len(text)
         self.last_message = text
-        self.emit(message(self._open(), text))
+        self.emit(build.message(self._open(), text))
 
     def llm_error(self, error: LlmError) -> None:
-        from scenarist.codex.build import note
-
         self._open()
-        self.emit([note("error", _error_text(error))])
+        self.emit([build.note("error", _error_text(error))])
 
     def _command(self, call: ToolCall) -> list[str]:
-        from scenarist.codex.build import shell_argv
-
-        return shell_argv(call.shell or call.title)
+        return build.shell_argv(call.shell or call.title)
 
     def tool_started(self, call: ToolCall) -> None:
-        from scenarist.codex.build import exec_begin
-
         turn = self._open()
         if call.shell is not None and call.edits is None:
-            self.emit([exec_begin(turn, call.call_id, self._command(call))])
+            self.emit([build.exec_begin(turn, call.call_id, self._command(call))])
 
     def tool_finished(self, call: ToolCall, outcome: Outcome) -> None:
-        from scenarist.codex import build
-
         turn = self._open()
         if outcome.change is not None or (call.edits is not None and not outcome.ok):
             change = outcome.change
@@ -318,11 +301,9 @@ class CodexJsonRenderer(_JsonLines):
                                      error=None if outcome.ok else outcome.output))
 
     def plan(self, entries: Sequence[PlanEntry]) -> None:
-        from scenarist.codex.build import plan_update
-
         self._open()
-        self.emit([plan_update([e.content for e in entries],
-                               statuses=[e.status for e in entries])])
+        self.emit([build.plan_update([e.content for e in entries],
+                                     statuses=[e.status for e in entries])])
 
     def end(self, mismatches: int) -> None:
         self._close()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scenarist.agent.workspace import AgentError, PathRefused, Workspace
+from scenarist.json_out import as_text
 from scenarist.processes import ProcessInfo, ProcessTree, run_command
 from scenarist.scenario.model import AgentEdits, AgentToolUse
 from scenarist.scenario.tools import (
@@ -138,12 +139,6 @@ class Outcome:
     change: FileChange | None = None
     # what the command left running when it ended, stopped then (not part of its output)
     stopped: tuple[ProcessInfo, ...] = ()
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _not_negative(value: int | None, what: str) -> int | None:
@@ -304,7 +299,7 @@ class Tools:
         """Execute ``use`` for real (or answer its scripted result when it is simulated)."""
         handler = _REAL.get(type(use.tool))
         if handler is None:
-            text = _text(use.result) if use.result is not None else "(no scripted result)"
+            text = as_text(use.result) if use.result is not None else "(no scripted result)"
             return Outcome(use.status not in ("error", "failed"), text, simulated=True,
                            executed=False)
         return self._guarded(handler, use.tool)

@@ -1,7 +1,8 @@
 """Confinement: every path a scenario names resolves inside the workspace, or is refused.
 
 A scenario is input, and the mock agent acts on it for real, so a path must not reach out
-of the workspace by any route. The rules, checked before anything is touched:
+of the workspace by any route. The rules (the *acting* row of :mod:`scenarist.confine`'s
+table; the names are checked there, the descriptors opened here), before anything is touched:
 
 - a relative path is taken from the workspace root (or the tool's ``cwd``); an absolute path
   is accepted only when it lies under the root;
@@ -27,10 +28,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarist.confine import Escape, components
 from scenarist.errors import ScenaristError
 
 __all__ = ["AgentError", "Entry", "PathRefused", "Workspace"]
 
+_REFUSALS = {
+    "empty": "an empty path names nothing; give a path in the workspace",
+    "nul": "{path!r} contains a NUL character",
+    "parent": "{path}: '..' is not allowed; name the path from the workspace root instead",
+    "outside": "{path} is outside the workspace {root}; use a path inside it (relative paths "
+               "start at the workspace root)",
+}
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_READ = 64 * 1024 * 1024
 
@@ -81,35 +90,13 @@ class Workspace:
     # -- pure resolution ---------------------------------------------------------------
 
     def parts(self, path: str, cwd: tuple[str, ...] = ()) -> tuple[str, ...]:
-        """The components of ``path`` below the root (``()`` is the root itself)."""
+        """The components of ``path`` below the root (``()`` is the root itself), by the
+        acting rule of :mod:`scenarist.confine`; a refusal is a :class:`PathRefused`."""
         text = str(path)
-        if not text:
-            raise PathRefused("an empty path names nothing; give a path in the workspace")
-        if "\0" in text:
-            raise PathRefused(f"{text!r} contains a NUL character")
-        if text.startswith("/"):
-            rel = self._inside(text)
-            base: tuple[str, ...] = ()
-        else:
-            rel, base = text, cwd
-        names = [p for p in rel.split("/") if p not in ("", ".")]
-        if ".." in names:
-            raise PathRefused(f"{text}: '..' is not allowed; name the path from the workspace "
-                              "root instead")
-        return (*base, *names)
-
-    def _inside(self, absolute: str) -> str:
-        clean = posixpath.normpath(absolute)
-        if ".." in absolute.split("/"):
-            raise PathRefused(f"{absolute}: '..' is not allowed; name the path from the "
-                              "workspace root instead")
-        for prefix in self.prefixes:
-            if clean == prefix or (not prefix and clean == "/"):
-                return ""
-            if clean.startswith(prefix + "/"):
-                return clean[len(prefix) + 1:]
-        raise PathRefused(f"{absolute} is outside the workspace {self.root}; use a path inside "
-                          "it (relative paths start at the workspace root)")
+        try:
+            return components(text, self.prefixes, cwd)
+        except Escape as exc:
+            raise PathRefused(_REFUSALS[exc.reason].format(path=text, root=self.root)) from None
 
     def display(self, parts: tuple[str, ...]) -> str:
         return "/".join(parts) or "."

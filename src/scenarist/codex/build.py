@@ -9,10 +9,10 @@ connects: a "command" is only described, its output is the text we are given.
 from __future__ import annotations
 
 from binascii import b2a_base64
+from typing import TYPE_CHECKING
 
 from scenarist.codex.rng import seeded_chunks
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -1,13 +1,11 @@
 """``fake-codex`` / ``scenarist codex``: the command line of the fake Codex agent.
 
-Arguments are parsed by hand, not with :mod:`argparse`, for two reasons users feel:
-``fake-codex exec --json ...`` must accept, and ignore, every flag of the real
-``codex exec`` (argparse's ``parse_known_args`` cannot tell which unknown flag takes a
-value), and ``fake-codex`` is started once per agent turn by hosts and tests, so its
-start-up is a speed target (issue 11: within 10%). Measured on the shared box
-(median of 30, ``PYTHONDONTWRITEBYTECODE=1``): importing argparse and adding one
-argument adds 23-51 ms to 296-378 ms, ~8-14%. Heavy modules (the scenario loader,
-YAML, pydantic) are imported only for ``--scenario``.
+Arguments are parsed by hand, not with :mod:`argparse`: ``fake-codex exec --json ...`` must
+accept, and ignore, every flag of the real ``codex exec``, and argparse's ``parse_known_args``
+cannot tell which unknown flag takes a value. Hosts and tests start ``fake-codex`` once per
+agent turn, so its first line has a start-up budget (<= 3x a bare ``python -c pass``,
+``bench/bench_startup.py``); heavy modules (the scenario loader, YAML) are imported only for
+``--scenario``.
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from scenarist.codex import build
 from scenarist.codex.commands import command_steps, has_session, parse_prompt
@@ -25,9 +24,9 @@ from scenarist.codex.output import Writer
 from scenarist.codex.rng import Rng
 from scenarist.codex.simulate import random_turn
 from scenarist.codex.turn import CodexTurn, frame_turn
+from scenarist.errors import ScenaristError
 from scenarist.files import FileTooLarge, NotRegularFile, read_regular_bytes
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from typing import Any, BinaryIO
@@ -318,7 +317,7 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
     return cfg, interactive
 
 
-class _Help(Exception):
+class _Help(ScenaristError):
     """``-h``/``--help`` was given."""
 
 

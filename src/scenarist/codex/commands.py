@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from scenarist.codex import build
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
 from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from typing import Any

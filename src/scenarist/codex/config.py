@@ -10,6 +10,7 @@ then individual flags. The JSON keys follow the original fake agent's config
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from scenarist.codex.commands import DEFAULT_PREFIXES
 from scenarist.codex.encode import FORMATS
@@ -17,7 +18,6 @@ from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.simulate import TOOL_KINDS
 from scenarist.codex.turn import MAX_PAUSE_MS
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any

@@ -13,38 +13,27 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from scenarist.codex.turn import CodexEvent
 
 FORMATS = ("codex-event", "exec-json")
 
 
-def _unserialisable(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+#: no check for circular containers: events are built from JSON and YAML values (the loader
+#: refuses alias cycles), and the check costs ~1 µs of the ~1.4 µs a small event takes
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
-_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-if _c_make_encoder is not None:
-    # The C encoder called directly: half the cost of JSONEncoder.encode, which
-    # spends its time in two Python frames around this same call.
-    _chunks = _c_make_encoder(
-        None, _unserialisable, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
+def dumps(value: Any) -> str:
+    """Compact UTF-8 JSON text, as serde_json writes it; shared by every writer.
 
-    def dumps(value: Any) -> str:
-        """Compact, UTF-8 (like serde_json) JSON text; shared by every writer."""
-        return "".join(_chunks(value, 0))
-
-else:  # pragma: no cover - interpreters without the C accelerator
-    _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-    def dumps(value: Any) -> str:
-        """Compact, UTF-8 (like serde_json) JSON text; shared by every writer."""
-        return _encode(value)
+    The standard library's encoder, not orjson: importing orjson imports ``dataclasses``,
+    ``uuid`` and ``datetime`` (~63 M instructions, more than fake-codex's whole first line
+    took before, ~89 M), and the first line has a start-up budget (docs/architecture.md).
+    """
+    return _encode(value)
 
 
 def raw_line(value: Any) -> str:

@@ -12,9 +12,10 @@ Kinds: ``s`` string, ``i`` integer, ``b`` boolean, ``a`` array, ``o`` object,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from scenarist.json_kind import json_kind
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

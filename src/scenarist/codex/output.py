@@ -11,11 +11,11 @@ so output without pauses starts as fast as before.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from scenarist.codex.encode import CodexEventEncoder, dumps, raw_line
 from scenarist.codex.turn import Raw
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import BinaryIO

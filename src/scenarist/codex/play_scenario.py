@@ -12,27 +12,50 @@ of its old text to its new text); ``WebSearch`` → web search events; any other
 ``applyPatch``, ``userCommand``, ``assert``, ...) become nothing: Codex's own patch events
 are for the agent's edits, and a harness patch is not one. The gaps between beats become
 pauses, scaled by ``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
-interactive run plays one turn per line it reads; a single prompt plays them all.
+interactive run plays one turn per line it reads; a single prompt plays them all. The turns are
+:func:`scenarist.scenario.turns_of`'s, the lead-in joining the first.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
-from bisect import bisect_right
+from typing import assert_never
 
 from scenarist.codex import build
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.turn import Sleep
+from scenarist.json_out import as_text
 from scenarist.scenario import (
     AgentEdits,
-    AgentPlan,
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
     AgentToolUse,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
+    CompleteBeat,
     EditFile,
-    ExecEvent,
-    LlmError,
+    ErrorBeat,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
     RunCmd,
-    TextStep,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
+    ThinkBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
     WebSearch,
     WriteFile,
     tool_args,
@@ -44,7 +67,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from scenarist.codex.turn import CodexEvent, CodexTurn, Step
-    from scenarist.scenario import Beat
+    from scenarist.scenario import Beat, Turns
 
     Player = Callable[[CodexTurn, str], tuple[Iterable[Step], bool]]
 
@@ -57,7 +80,7 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
     With ``whole`` the first call plays the entire timeline; otherwise each call
     plays the next turn (the beats up to the next ``userInputs``).
     """
-    from scenarist.scenario import ScenarioError, compile_timeline, load_scenario
+    from scenarist.scenario import ScenarioError, compile_timeline, load_scenario, turns_of
 
     try:
         scenario = load_scenario(path)
@@ -68,9 +91,9 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
         raise CodexUsageError(f"--scenario: {first}{more}") from None
     except OSError as exc:
         raise CodexUsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
-    beats = list(compile_timeline(scenario).beats)
-    live = [b for b in beats if b.live] or beats
-    turns = [live] if whole else split_turns(live)
+    timeline = compile_timeline(scenario)
+    live = [b for b in timeline.beats if b.live] or list(timeline.beats)
+    turns = [live] if whole else split_turns(turns_of(timeline))
     remaining = iter(turns)
 
     def play(turn: CodexTurn, prompt: str) -> tuple[Iterable[Step], bool]:
@@ -82,20 +105,12 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
     return play
 
 
-def split_turns(beats: Sequence[Beat]) -> list[list[Beat]]:
-    """Group the beats into turns: each ``userInputs`` event (in file order) opens one.
-
-    Beats keep their time order inside a turn; beats before the first prompt
-    belong to the first turn.
-    """
-    bounds = sorted({b.index for b in beats if b.kind == "userInputs"})
-    turns: dict[int, list[Beat]] = {}
-    for beat in beats:
-        if beat.kind == "userInputs":
-            continue
-        number = max(bisect_right(bounds, beat.index), 1)
-        turns.setdefault(number, []).append(beat)
-    return [turns[n] for n in sorted(turns)] or [[]]
+def split_turns(turns: Turns) -> list[list[Beat]]:
+    """The beats of each Codex turn: one per ``userInputs`` event (its prompts left out),
+    the lead-in joining the first; turns with nothing to play are dropped."""
+    groups = [list(t.beats) for t in turns.turns] or [[]]
+    groups[0][:0] = turns.lead_in
+    return [g for g in groups if g] or [[]]
 
 
 class _Call:
@@ -123,35 +138,49 @@ def scenario_steps(beats: Sequence[Beat], turn: CodexTurn, *, time_scale: float 
 
 
 def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[CodexEvent]:
-    kind, event, step = beat.kind, beat.event, beat.step
-    if isinstance(step, TextStep):
-        return (build.reasoning if kind == "think" else build.message)(turn, step.text)
-    if isinstance(step, LlmError):
-        return [build.note("error", f"{step.error_type}: {step.message}")]
-    if isinstance(event, AgentEdits):
-        return build.apply_patch(turn, {event.path: _edit_change(event)})
-    if isinstance(event, AgentPlan):
-        entries = list(event.entries)
-        return [
-            build.plan_update([e.content for e in entries], statuses=[e.status for e in entries])
-        ]
-    if not isinstance(event, AgentToolUse) or kind == "progress":
-        return []
-    if not isinstance(event.tool, RunCmd):
-        return _other_tool(turn, event) if kind == "toolResult" else []
-    return _run_cmd(beat, event, event.tool, turn, calls)
+    match beat:
+        case ThinkBeat(step=step):
+            return build.reasoning(turn, step.text)
+        case AssistantBeat(step=step):
+            return build.message(turn, step.text)
+        case ErrorBeat(step=error):
+            return [build.note("error", f"{error.error_type}: {error.message}")]
+        case AgentEditsBeat(event=edit):
+            return build.apply_patch(turn, {edit.path: _edit_change(edit)})
+        case AgentPlanBeat(event=plan):
+            entries = list(plan.entries)
+            return [
+                build.plan_update([e.content for e in entries], statuses=[e.status for e in entries])
+            ]
+        case ProgressBeat():
+            return []
+        case ToolStartBeat() | ToolExecutionBeat() | ToolResultBeat():
+            if isinstance(beat.event.tool, RunCmd):
+                return _run_cmd(beat, beat.event.tool, turn, calls)
+            return _other_tool(turn, beat.event) if isinstance(beat, ToolResultBeat) else []
+        case (PromptBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat() | SetModeBeat()
+              | SetModelBeat() | UserEditsBeat() | ApplyPatchBeat() | UserCommandBeat()
+              | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat() | AssertBeat()
+              | ScreenshotBeat() | LogBeat() | StatusBeat() | CompleteBeat() | MergeBeat()):
+            return []  # not the agent's, or nothing Codex shows
+        case _:
+            assert_never(beat)
 
 
 def _run_cmd(
-    beat: Beat, event: AgentToolUse, tool: RunCmd, turn: CodexTurn, calls: dict[str, _Call]
+    beat: ToolStartBeat | ToolExecutionBeat | ToolResultBeat,
+    tool: RunCmd,
+    turn: CodexTurn,
+    calls: dict[str, _Call],
 ) -> list[CodexEvent]:
+    event = beat.event
     call_id = event.tool_call_id
-    if beat.kind == "agentToolUse":
+    if isinstance(beat, ToolStartBeat):
         calls[call_id] = _Call(build.shell_argv(tool.cmd))
         return [build.exec_begin(turn, call_id, calls[call_id].command)]
     call = calls.get(call_id) or calls.setdefault(call_id, _Call(build.shell_argv("")))
-    step = beat.step
-    if isinstance(step, ExecEvent):
+    if isinstance(beat, ToolExecutionBeat):
+        step = beat.step
         if step.type in ("stdout", "stderr") and step.content:
             if step.type == "stdout":
                 call.stdout += step.content
@@ -161,12 +190,10 @@ def _run_cmd(
         if step.type == "completion" and step.exit_code is not None:
             call.exit_code = step.exit_code
         return []
-    if beat.kind != "toolResult":
-        return []
     # without a toolExecution, the result is the command's output
     out: list[CodexEvent] = []
     if event.tool_execution is None and event.result is not None:
-        call.stdout = _text(event.result)
+        call.stdout = as_text(event.result)
         if call.stdout and not call.stdout.endswith("\n"):
             call.stdout += "\n"
         out.append(build.exec_output(call_id, "stdout", call.stdout))
@@ -193,7 +220,7 @@ def _other_tool(turn: CodexTurn, event: AgentToolUse) -> list[CodexEvent]:
         case EditFile(path=path, old_string=old, new_string=new):
             change = build.file_change("update", diff=unified_diff(old, new))
             return build.apply_patch(turn, {path: change}, success=success)
-    result = _text(event.result) if event.result is not None else f"{event.tool.name} done"
+    result = as_text(event.result) if event.result is not None else f"{event.tool.name} done"
     return build.mcp_call(
         turn,
         "scenario",
@@ -221,7 +248,3 @@ def unified_diff(old: str | None, new: str | None) -> str:
     new_lines = [line + "\n" for line in (new or "").splitlines()]
     hunks = list(difflib.unified_diff(old_lines, new_lines, n=1))[2:]  # no ---/+++ header
     return "".join(hunks)
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

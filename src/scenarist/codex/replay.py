@@ -11,12 +11,12 @@ types are checked like ``emit``, so a corrupt recording fails with its line numb
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from scenarist.codex.errors import CodexUsageError
 from scenarist.codex.events import check_event
 from scenarist.codex.turn import MAX_PAUSE_MS, Raw, Sleep
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

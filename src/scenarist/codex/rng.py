@@ -6,15 +6,13 @@ output on every Python version and the CLI pays nothing to import it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import TypeVar
-
-    T = TypeVar("T")
 
 
 class Rng:

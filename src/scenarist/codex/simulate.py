@@ -9,10 +9,10 @@ turn's :class:`~scenarist.codex.rng.Rng`, so a seed reproduces it byte for byte.
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from scenarist.codex import build
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
 

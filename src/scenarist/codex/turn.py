@@ -5,14 +5,20 @@ EventMsg ``dict``, a :class:`Raw` line written verbatim, or a :class:`Sleep`.
 :func:`frame_turn` adds what a real Codex turn has around its content: the
 ``session_configured`` a host waits for and the ``task_started`` /
 ``token_count`` / ``task_complete`` lifecycle.
+
+The records of fake-codex (here, ``commands.Command``, ``config.Config``) are plain slotted
+classes, not dataclasses: importing :mod:`dataclasses` imports :mod:`inspect` (~47 M
+instructions, about half of what fake-codex's first line took, ~89 M), and that line has a
+start-up budget (docs/architecture.md, "Start-up budgets and ordinary code").
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from scenarist.codex.build import session_configured
 from scenarist.codex.rng import Rng
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any

@@ -25,6 +25,7 @@ import httpx
 from scenarist.play.clock import Clock, RealClock
 from scenarist.play.pacing import Schedule, pace, pace_sync
 from scenarist.wire import (
+    CREATED,
     SSE_HEADERS,
     Frame,
     WireApi,
@@ -41,7 +42,6 @@ EventSource = Callable[[WireApi, dict[str, Any]], Iterable[WireEvent]]
 """Gives the neutral events that answer one request (called once per request)."""
 
 JSON_HEADERS = {"content-type": "application/json"}
-CREATED = 1_700_000_000
 
 
 @dataclass(slots=True)

@@ -34,10 +34,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
-
-
 def event_loop_runner() -> asyncio.Runner:
     """uvloop where installed (C pipe and socket transports for the flood path; figures in
     docs/hub-protocol.md); plain asyncio otherwise — the hub works on both."""
@@ -74,7 +70,8 @@ def main(argv: list[str]) -> int:
     config = HubConfig(agents=agents, token=args.token or new_token(), timeout_s=args.timeout_s,
                        allow_origins=frozenset(args.allow_origin), bind_host=args.host)
 
-    from scenarist.hub.server import bind, serve  # the web stack only when serving
+    from scenarist.hub.server import serve  # the web stack only when serving
+    from scenarist.serving import bind, shown_url
 
     try:
         sock = bind(args.host, args.port)
@@ -82,13 +79,12 @@ def main(argv: list[str]) -> int:
         print(f"{prefix} cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "
               "choose another --port or --host", file=sys.stderr)
         return 1
-    host, port = sock.getsockname()[:2]
     if not is_loopback(args.host):
         print(f"scenarist hub: warning: listening on {args.host}, not loopback: anyone who can "
               "reach it and has the token can run the configured agents", file=sys.stderr)
 
     def started() -> None:
-        print(f"hub on http://{url_host(host)}:{port}/?token={config.token}", flush=True)
+        print(f"hub on {shown_url(sock)}/?token={config.token}", flush=True)
 
     try:
         with event_loop_runner() as runner:

@@ -151,26 +151,21 @@ class AgentProcess:
         """Spawn ``spec.argv`` (no shell). Raises ``OSError`` (e.g. FileNotFoundError) if it
         cannot be executed; the caller reports that to clients."""
         self = cls(on_output, on_exit, grace_s, stdin_limit)
-        loop = asyncio.get_running_loop()
-        env = self.tree.environ({**os.environ, **spec.env})
         pipes = {1: _output_pipe(), 2: _output_pipe()}
         try:
-            transport, _ = await loop.subprocess_exec(
+            transport, _ = await self.tree.subprocess_exec(
                 lambda: _Exit(self), *spec.argv,
                 stdin=asyncio.subprocess.PIPE, stdout=pipes[1][1], stderr=pipes[2][1],
-                cwd=spec.cwd, env=env, start_new_session=True, close_fds=True,
-                preexec_fn=self.tree.enter)
+                cwd=spec.cwd, env={**os.environ, **spec.env}, close_fds=True)
         except BaseException:
             for read_end, _ in pipes.values():
                 os.close(read_end)
-            self.tree.close()
             raise
         finally:
             for _, write_end in pipes.values():
                 os.close(write_end)  # the agent holds its own copies
         self._transport = transport
         self.pid = transport.get_pid()
-        self.tree.adopt(self.pid)
         for fd, (read_end, _) in pipes.items():
             os.set_blocking(read_end, False)
             self._readers[fd] = _PipeReader(self, fd, read_end)

@@ -14,9 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-import orjson
-
 from scenarist.errors import WireError
+from scenarist.json_out import dump_bytes
 
 State = Literal["idle", "starting", "running", "exited", "error"]
 OutputStream = Literal["stdout", "stderr"]
@@ -76,51 +75,42 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
     return Subscribe(agent)
 
 
-def _dump(obj: dict[str, object]) -> bytes:
-    # orjson: agent output is mostly newline-escaped text, where the stdlib encoder manages
-    # ~200 MB/s and orjson several GB/s (the hub's throughput target depends on it).
-    try:
-        return orjson.dumps(obj)
-    except orjson.JSONEncodeError:  # e.g. a lone surrogate: let the stdlib escape it
-        return json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-
-
 def hello(agents: list[str]) -> bytes:
-    return _dump({"type": "hello", "agents": agents})
+    return dump_bytes({"type": "hello", "agents": agents})
 
 
 def output(stream: OutputStream, agent: str, data: str) -> bytes:
-    return _dump({"type": stream, "agent": agent, "data": data})
+    return dump_bytes({"type": stream, "agent": agent, "data": data})
 
 
 def status(agent: str, state: State) -> bytes:
-    return _dump({"type": "status", "agent": agent, "state": state})
+    return dump_bytes({"type": "status", "agent": agent, "state": state})
 
 
 def exit_(agent: str, code: int | None, signal: str | None) -> bytes:
-    return _dump({"type": "exit", "agent": agent, "code": code, "signal": signal})
+    return dump_bytes({"type": "exit", "agent": agent, "code": code, "signal": signal})
 
 
 def done(agent: str, after_s: float) -> bytes:
     """A command finished (the agent's done marker appeared); ``after_s`` since it was sent."""
-    return _dump({"type": "done", "agent": agent, "after_s": round(after_s, 3)})
+    return dump_bytes({"type": "done", "agent": agent, "after_s": round(after_s, 3)})
 
 
 def timeout(agent: str, after_s: float) -> bytes:
     after: float | int = int(after_s) if float(after_s).is_integer() else after_s
-    return _dump({"type": "timeout", "agent": agent, "after_s": after})
+    return dump_bytes({"type": "timeout", "agent": agent, "after_s": after})
 
 
 def killed(agent: str) -> bytes:
-    return _dump({"type": "killed", "agent": agent})
+    return dump_bytes({"type": "killed", "agent": agent})
 
 
 def skipped(agent: str, nbytes: int) -> bytes:
-    return _dump({"type": "skipped", "agent": agent, "bytes": nbytes})
+    return dump_bytes({"type": "skipped", "agent": agent, "bytes": nbytes})
 
 
 def error(message: str, agent: str | None = None) -> bytes:
     obj: dict[str, object] = {"type": "error", "message": message}
     if agent is not None:
         obj["agent"] = agent
-    return _dump(obj)
+    return dump_bytes(obj)

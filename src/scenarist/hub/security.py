@@ -1,4 +1,5 @@
-"""Guards for a server that starts programs: token, Origin, message rate. Pure functions.
+"""Guards for a server that starts programs: token, Origin. Pure functions (the message rate
+is a :class:`scenarist.ratelimit.TokenBucket`).
 
 - The token (random unless given) must accompany every page and WebSocket request, as
   ``?token=`` or ``Authorization: Bearer``; it is compared in constant time.
@@ -17,8 +18,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 
@@ -115,25 +115,4 @@ def is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
-        return False
-
-
-class RateLimiter:
-    """Token bucket: ``burst`` messages at once, ``rate`` per second sustained."""
-
-    def __init__(self, rate: float, burst: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self._clock = clock
-        self._tokens = float(burst)
-        self._last = clock()
-
-    def allow(self) -> bool:
-        now = self._clock()
-        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
-        self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
         return False

@@ -29,15 +29,10 @@ from scenarist.hub import protocol
 from scenarist.hub.config import HubConfig
 from scenarist.hub.outbox import Outbox
 from scenarist.hub.protocol import ProtocolError, parse_client_message
-from scenarist.hub.security import (
-    RateLimiter,
-    host_allowed,
-    origin_allowed,
-    token_from,
-    token_ok,
-)
+from scenarist.hub.security import host_allowed, origin_allowed, token_from, token_ok
 from scenarist.hub.sessions import Hub
 from scenarist.hub.wire import HubWebSocketProtocol, frame_sender
+from scenarist.ratelimit import TokenBucket
 
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
@@ -141,7 +136,7 @@ async def _serve_client(ws: WebSocket, hub: Hub, config: HubConfig) -> None:
     hub.connect(outbox)
     outbox.push(hub.hello())
     writer = asyncio.get_running_loop().create_task(_pump(outbox))
-    limiter = RateLimiter(limits.rate_per_s, limits.rate_burst)
+    limiter = TokenBucket(limits.rate_per_s, limits.rate_burst)
     strikes = 0
     try:
         while not outbox.closed:
@@ -184,25 +179,6 @@ async def _pump(outbox: Outbox) -> None:
     with contextlib.suppress(Exception):  # the socket went away; the receive loop notices
         await outbox.run()
     outbox.close()
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (port 0: any free port), so the printed URL is real."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP,
-                               flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = infos[0]
-    # proto must be IPPROTO_TCP (not 0): asyncio only sets TCP_NODELAY on sockets that say TCP,
-    # and with Nagle on, small frames wait ~40 ms for delayed ACKs.
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    sock.setblocking(False)
-    return sock
 
 
 def uvicorn_config(app: Starlette, config: HubConfig, log_level: str = "warning") -> uvicorn.Config:

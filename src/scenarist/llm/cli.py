@@ -14,12 +14,10 @@ input error (a scenario that does not load) exits 2, a port it cannot bind 1 (do
 from __future__ import annotations
 
 import argparse
-import signal
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the server (Starlette) is imported only when it serves
@@ -38,6 +36,7 @@ from scenarist.scenario.cli_parser import (
     select_tags,
     speed_problem,
 )
+from scenarist.serving import bind, quiet_server_class, shown_url
 
 DEFAULT_PORT = 18080
 
@@ -151,17 +150,6 @@ def renamed_tools(warnings: Sequence[Any]) -> list[str]:
             for w in warnings if w.message.startswith("toolName ") and " is read as " in w.message]
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket (``port`` 0: a free one)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     return run(p, list(sys.argv[1:] if argv is None else argv), _start)
@@ -250,26 +238,9 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
         **protocol_settings(server),
     )
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"listening on http://{shown}:{port}", flush=True)
-    _quiet_server_class()(config).run(sockets=[sock])
+    print(f"listening on {shown_url(sock)}", flush=True)
+    quiet_server_class()(config).run(sockets=[sock])
     return 0
-
-
-def _quiet_server_class() -> type[Any]:
-    import uvicorn
-
-    class QuietServer(uvicorn.Server):  # type: ignore[misc]
-        """Stops on SIGINT/SIGTERM and exits 0, instead of re-raising the signal afterwards
-        (uvicorn's default, which turns a clean stop into exit 130 or death by SIGTERM)."""
-
-        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-            if self.should_exit and sig == signal.SIGINT:
-                self.force_exit = True  # a second Ctrl-C: stop waiting for open streams
-            self.should_exit = True
-
-    return QuietServer
 
 
 def _best(fast: str, fallback: str) -> str:

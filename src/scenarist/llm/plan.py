@@ -1,10 +1,12 @@
 """A loaded scenario → the :class:`~scenarist.llm.script.Script` the model server plays.
 
-Reads the compiled :class:`~scenarist.scenario.timeline.Timeline` (pure): the live beats (after
-a ``sessionStart`` boundary, what comes before is history for ACP ``session/load``, not
-something a model is asked for), taken event by event in timeline order:
+Reads the compiled :class:`~scenarist.scenario.timeline.Timeline`'s turns
+(:func:`~scenarist.scenario.turns.turns_of`, pure): the live beats (after a ``sessionStart``
+boundary, what comes before is history for ACP ``session/load``, not something a model is
+asked for), taken event by event in timeline order:
 
-- each ``userInputs`` entry opens a user segment (one user turn of the conversation);
+- each ``userInputs`` entry opens a user segment (one user turn of the conversation); the
+  turns of the lead-in (before any) answer the scenario's initial prompt;
 - each ``llmResponse`` opens a model turn: its think/assistant beats become text due at the
   beat's time measured from the turn's start (the timeline compiler has placed them), an
   ``error`` beat makes it an error turn;
@@ -20,10 +22,9 @@ ACP-only events) is not the model's business and is skipped: the test executor p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any
+from typing import Any, assert_never
 
 from scenarist.llm.script import (
     Action,
@@ -36,18 +37,39 @@ from scenarist.llm.script import (
     TimedText,
     ToolAction,
 )
-from scenarist.scenario.model import (
-    AgentEdits,
-    AgentToolUse,
-    Assert,
-    Event,
-    LlmError,
-    LlmResponse,
-    Scenario,
-    TextStep,
-    UserInputs,
+from scenarist.scenario.beats import (
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
+    Beat,
+    CompleteBeat,
+    ErrorBeat,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
+    ResponseBeat,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
+    ThinkBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
 )
-from scenarist.scenario.timeline import Beat, Timeline, compile_timeline
+from scenarist.scenario.model import AgentEdits, AgentToolUse, LlmResponse, Scenario
+from scenarist.scenario.timeline import compile_timeline
+from scenarist.scenario.turns import turns_of
 
 
 @dataclass
@@ -71,37 +93,35 @@ class _Segment:
     turns: list[_Turn] = field(default_factory=list)
 
 
-def live_events(timeline: Timeline) -> Iterator[tuple[Event, tuple[Beat, ...]]]:
-    """The live events in timeline order, each with its beats (in time order)."""
-    beats = sorted((b for b in timeline.beats if b.live), key=_index)  # stable: times kept
-    for _, group in groupby(beats, key=_index):
-        run = tuple(group)
-        yield run[0].event, run
-
-
 def _index(beat: Beat) -> int:
     return beat.index
 
 
-def _response(event: LlmResponse, beats: tuple[Beat, ...], checks: list[Check]) -> _Turn:
+def _response(event: LlmResponse, beats: tuple[ResponseBeat, ...], checks: list[Check]
+              ) -> _Turn:
     """A model turn from an ``llmResponse``'s beats, timed from the turn's start."""
     turn = _Turn(checks=checks, meta=dict(event.meta or {}))
     if not beats:
         return turn
     start = beats[0].at_ms - beats[0].step.delay_ms  # the cursor before the first step
     for beat in beats:
-        step = beat.step
-        if isinstance(step, LlmError):
-            turn.error = ScriptedError(
-                message=step.message,
-                status=step.status_code,
-                error_type=step.error_type,
-                details=step.details,
-                retry_after_seconds=step.retry_after_seconds,
-            )
-        elif isinstance(step, TextStep) and step.text:
-            target = turn.thinking if step.kind == "think" else turn.text
-            target.append(TimedText(beat.at_ms - start, step.text))
+        match beat:
+            case ErrorBeat(step=step):
+                turn.error = ScriptedError(
+                    message=step.message,
+                    status=step.status_code,
+                    error_type=step.error_type,
+                    details=step.details,
+                    retry_after_seconds=step.retry_after_seconds,
+                )
+            case ThinkBeat(step=step) if step.text:
+                turn.thinking.append(TimedText(beat.at_ms - start, step.text))
+            case AssistantBeat(step=step) if step.text:
+                turn.text.append(TimedText(beat.at_ms - start, step.text))
+            case ThinkBeat() | AssistantBeat():
+                pass  # an empty step only takes time
+            case _:
+                assert_never(beat)
     turn.duration_ms = beats[-1].at_ms - start
     return turn
 
@@ -110,38 +130,46 @@ def build_script(scenario: Scenario) -> Script:
     """The model-server view of ``scenario`` (see the module doc)."""
     segments: list[_Segment] = []
     pending: list[Check] = []
-    current: _Turn | None = None
-    implicit = False  # segment 0 exists only because a turn came before any userInputs
 
     def segment() -> _Segment:
-        nonlocal implicit
-        if not segments:
+        if not segments:  # a turn before any userInputs answers the initial prompt
             segments.append(_Segment(scenario.effective_initial_prompt))
-            implicit = True
         return segments[-1]
 
-    for event, beats in live_events(compile_timeline(scenario)):
-        if isinstance(event, UserInputs):
-            for beat in beats:
-                if len(segments) == 1 and not segments[0].turns and implicit:
-                    segments[0].prompt = beat.step.text  # the first segment was opened early
-                else:
-                    segments.append(_Segment(beat.step.text))
-                implicit = False
-            current = None
-        elif isinstance(event, LlmResponse):
-            current = _response(event, beats, pending)
-            pending = []
-            segment().turns.append(current)
-        elif isinstance(event, AgentToolUse | AgentEdits):
-            if current is None:
-                current = _Turn(checks=pending)
-                pending = []
-                segment().turns.append(current)
-            current.actions.append(_action(event))
-        elif isinstance(event, Assert):
-            pending.append(Check(event, label=f"assert at {event.key_path} (line {event.line})"))
-            current = None  # a tool use after it needs the check first: a new turn
+    for turn in turns_of(compile_timeline(scenario)):
+        segments += [_Segment(prompt.step.text) for prompt in turn.prompts]
+        current: _Turn | None = None
+        for _, group in groupby(sorted(turn.beats, key=_index), key=_index):
+            beats = tuple(group)  # one event's beats, in time order
+            match beats[0]:
+                case ThinkBeat(event=response) | AssistantBeat(event=response) | ErrorBeat(
+                    event=response
+                ):
+                    steps = tuple(b for b in beats if isinstance(b, ResponseBeat))
+                    current = _response(response, steps, pending)
+                    pending = []
+                    segment().turns.append(current)
+                case (ToolStartBeat(event=action) | ProgressBeat(event=action)
+                      | ToolExecutionBeat(event=action) | ToolResultBeat(event=action)
+                      | AgentEditsBeat(event=action)):
+                    if current is None:
+                        current = _Turn(checks=pending)
+                        pending = []
+                        segment().turns.append(current)
+                    current.actions.append(_action(action))
+                case AssertBeat(event=check):
+                    pending.append(Check(check, label=f"assert at {check.key_path} "
+                                                      f"(line {check.line})"))
+                    current = None  # a tool use after it needs the check first: a new turn
+                case (PromptBeat() | AgentPlanBeat() | AgentFileReadsBeat()
+                      | AgentPermissionRequestBeat() | SetModeBeat() | SetModelBeat()
+                      | UserEditsBeat() | ApplyPatchBeat() | UserCommandBeat()
+                      | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat()
+                      | ScreenshotBeat() | LogBeat() | StatusBeat() | CompleteBeat()
+                      | MergeBeat()):
+                    pass  # not the model's business (see the module doc)
+                case _:
+                    assert_never(beats[0])
     if not segments:
         segments.append(_Segment(scenario.effective_initial_prompt))
     style = scenario.server.llm_api_style

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarist.errors import ScenaristError
-from scenarist.processes import ProcessInfo, ProcessTree
+from scenarist.processes import ProcessInfo, ProcessTree, stop_group
 
 __all__ = [
     "STARTUP_TIMEOUT_S",
@@ -37,7 +36,6 @@ __all__ = [
     "run_server",
     "server_argv",
     "start_server",
-    "stop_group",
 ]
 
 STARTUP_TIMEOUT_S = 60.0
@@ -246,25 +244,6 @@ def run_server(
         yield server
     finally:
         server.stop()
-
-
-def stop_group(proc: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> None:
-    """SIGTERM ``proc``'s process group, SIGKILL it if it has not exited within ``grace_s``.
-
-    ``proc`` must lead its own group (``start_new_session=True``). Anything left in the group
-    after the leader exits (a child that ignored SIGTERM) is killed too."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        except ProcessLookupError:
-            proc.wait()
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)  # stragglers of the group, if any
 
 
 def _close(proc: subprocess.Popen[Any], readers: Sequence[threading.Thread]) -> None:

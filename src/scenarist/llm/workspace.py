@@ -4,7 +4,8 @@ Asserts look at files and at git, and ``agentEdits`` / ``editFile`` render again
 current text. Everything else in answering a request is pure, so these reads sit behind one
 narrow boundary: a :class:`Workspace` rooted where the agent works, and :func:`read_file`.
 
-Confinement: a scenario path is read or edited only inside the workspace. ``--workspace``, when
+Confinement (the *reading* rule of :mod:`scenarist.confine`): a scenario path is read or edited
+only inside the workspace. ``--workspace``, when
 given, bounds the working directory an agent reports; a path that leaves the workspace (``..``,
 an absolute path elsewhere, a symlink that points out) is refused with :class:`OutsideWorkspace`,
 which the server answers with 403 in the API's error format. Only regular files are read, and
@@ -17,6 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
+from scenarist.confine import Escape, resolve_inside
 from scenarist.errors import ScenaristError
 from scenarist.files import read_regular_bytes
 
@@ -37,14 +39,15 @@ class OutsideWorkspace(WorkspaceError):
 def confine(root: str | os.PathLike[str], path: str | os.PathLike[str], *, what: str = "path"
             ) -> Path:
     """``path`` (relative ones from ``root``) with symlinks resolved, if it stays inside
-    ``root``; else :class:`OutsideWorkspace` naming both."""
-    base = Path(os.path.realpath(root))
-    target = Path(os.path.realpath(os.path.join(base, path)))
-    if target != base and base not in target.parents:
+    ``root`` (the *reading* rule of :mod:`scenarist.confine`); else :class:`OutsideWorkspace`
+    naming both."""
+    try:
+        return resolve_inside(root, path)
+    except Escape as exc:
         raise OutsideWorkspace(
-            f"{what} {str(path)[:300]!r} is outside the workspace {base}; scenario paths must "
-            "stay inside it (no '..' out of it, no absolute path or symlink elsewhere)")
-    return target
+            f"{what} {str(path)[:300]!r} is outside the workspace {exc.root}; scenario paths "
+            "must stay inside it (no '..' out of it, no absolute path or symlink elsewhere)"
+        ) from None
 
 
 def read_regular_file(path: str | os.PathLike[str]) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -26,6 +26,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from scenarist.json_out import dump_bytes
+from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
 from scenarist.rest.guard import Guard, ProblemCORS, log_internal
@@ -76,19 +78,13 @@ class Options:
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    at_ms: float
-
-
-@dataclass
 class RestServer:
     """The app for one replica. ``app`` is the ASGI application."""
 
     sessions: Sessions
     index: ScenarioIndex[Any]
     options: Options = field(default_factory=Options)
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    buckets: dict[str, TokenBucket] = field(default_factory=dict)
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     _closed: asyncio.Future[None] | None = None  # done at close: what streams wait on
 
@@ -196,15 +192,17 @@ class RestServer:
         if rate <= 0:
             return
         who = request.client.host if request.client else "unknown"
-        now = self.sessions.clock.now_ms()
-        bucket = self.buckets.setdefault(who, _Bucket(float(rate), now))
-        bucket.tokens = min(float(rate), bucket.tokens + (now - bucket.at_ms) * rate / 60_000)
-        bucket.at_ms = now
-        if bucket.tokens < 1:
-            wait_s = max(1, int(-(-(1 - bucket.tokens) * 60 / rate // 1)))
+        bucket = self.buckets.get(who)
+        if bucket is None:
+            bucket = self.buckets[who] = TokenBucket(rate / 60, rate, self._clock_s)
+        wait = bucket.take()
+        if wait > 0:
+            wait_s = max(1, math.ceil(wait))
             raise Problem(429, f"more than {rate} POST requests per minute from {who}; "
                           f"retry after {wait_s} s", headers={"retry-after": str(wait_s)})
-        bucket.tokens -= 1
+
+    def _clock_s(self) -> float:
+        return self.sessions.clock.now_ms() / 1000
 
     # -- helpers ----------------------------------------------------------------------
 
@@ -438,10 +436,11 @@ class RestServer:
 
     async def diff(self, request: Request) -> Response:
         changes = await self._changes((await self._row(request)).id)
+        context = _context(request)  # checked even when there is nothing to diff yet
         wanted = [p for p in request.query_params.get("files", "").split(",") if p]
         if wanted:
             changes = [c for c in changes if c["path"] in wanted]
-        items = [diff_json(c, _context(request)) for c in changes]
+        items = [diff_json(c, context) for c in changes]
         return JSONResponse({"items": items, "total": len(items)})
 
     # -- catalogues and service ---------------------------------------------------------
@@ -474,7 +473,7 @@ class RestServer:
 
         doc = openapi_document([(m, API + p, s) for m, p, _, s in self.table()],
                                self.options.version, api_key=self.options.api_key is not None)
-        return Response(orjson.dumps(doc), media_type="application/json")
+        return Response(dump_bytes(doc), media_type="application/json")
 
 
 def _context(request: Request) -> int:
@@ -500,7 +499,7 @@ def _frame(event: StoredEvent, sid: str, dialect: Dialect) -> ServerSentEvent | 
     named = webui_event(event.body, sid)
     if named is None:
         return None
-    return ServerSentEvent(data=orjson.dumps(named[1]).decode(), event=named[0],
+    return ServerSentEvent(data=dump_bytes(named[1]).decode(), event=named[0],
                            id=str(event.seq), sep="\n")
 
 

@@ -34,6 +34,7 @@ from scenarist.scenario.cli_parser import (
     select_tags,
     speed_problem,
 )
+from scenarist.serving import bind, quiet_server_class, shown_url
 
 DEFAULT_PORT = 38180
 MAX_SESSIONS = 1000
@@ -124,8 +125,6 @@ def _start(args: argparse.Namespace) -> int:
         print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
               "scenario files or directories that contain *.yaml files", file=sys.stderr)
         return EXIT_USAGE
-    from scenarist.llm.cli import bind
-
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -167,9 +166,7 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     config = uvicorn.Config(server.app, log_level="warning", access_log=False, lifespan="off",
                             http=http_protocol(), proxy_headers=False,
                             timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # type: ignore[arg-type]
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"listening on http://{shown}:{port}", flush=True)
+    print(f"listening on {shown_url(sock)}", flush=True)
     try:
         closing = _closing_server_class(server, asyncio.get_running_loop())
         await closing(config).serve(sockets=[sock])
@@ -183,9 +180,7 @@ def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop) -> type[
     """uvicorn's server that, as soon as it is told to stop, ends the SSE streams and the
     sessions (uvicorn would wait for every open response, and a stream may never end; and
     it notices a signal only at its next tick, late on a busy loop)."""
-    from scenarist.llm.cli import _quiet_server_class
-
-    class ClosingServer(_quiet_server_class()):  # type: ignore[misc]
+    class ClosingServer(quiet_server_class()):  # type: ignore[misc]
         closing: asyncio.Task[None] | None = None
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:

@@ -16,25 +16,44 @@ keep parsing. The *webui* dialect is the named-event one the reference web UI li
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
+from scenarist.json_out import as_text
 from scenarist.rest.tools import tool_call
 from scenarist.scenario import (
     AgentEdits,
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
     AgentToolUse,
-    ApplyPatch,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
     Beat,
-    Complete,
-    LlmError,
-    Log,
-    Status,
-    TextStep,
+    CompleteBeat,
+    ErrorBeat,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
+    ThinkBeat,
     Timeline,
-    UserCommand,
-    UserInput,
+    ToolBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
 )
 
 __all__ = [
@@ -73,13 +92,23 @@ DIFF_TAIL_LINES = 50
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One session event due ``at_ms`` after the session starts (unscaled). ``kind`` is the
-    beat kind it came from (``userInputs`` ones can be matched by a live prompt)."""
+    """One session event due ``at_ms`` after the session starts (unscaled), and the beat it
+    came from (None for the statuses the session adds; a prompt's can be matched by a live
+    prompt)."""
 
     at_ms: int
     body: Body
-    kind: str = ""
-    text: str = ""  # for ``userInputs``: the prompt's text
+    beat: Beat | None = None
+
+    @property
+    def prompt(self) -> str | None:
+        """The text of the prompt this event plays, if it plays one."""
+        return self.beat.step.text if isinstance(self.beat, PromptBeat) else None
+
+    @property
+    def merges(self) -> bool:
+        """Whether this event keeps the session listed after completion (``merge``)."""
+        return isinstance(self.beat, MergeBeat)
 
 
 def is_final(body: Mapping[str, Any]) -> bool:
@@ -110,23 +139,22 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
                     continue  # ``complete`` after ``status: completed`` says nothing new
                 status = body["status"]
             elif not status:
-                planned.append(Planned(0, _status("queued"), "status"))
-                planned.append(Planned(beat.at_ms, _status("running"), "status"))
+                planned.append(Planned(0, _status("queued")))
+                planned.append(Planned(beat.at_ms, _status("running")))
                 status = "running"
             elif status == "queued":
-                planned.append(Planned(beat.at_ms, _status("running"), "status"))
+                planned.append(Planned(beat.at_ms, _status("running")))
                 status = "running"
-            text = beat.step.text if isinstance(beat.step, UserInput) else ""
             if status in FINAL_STATUSES:  # a later ``merge`` still counts: it goes first
-                merges = [b for b in beats[n + 1:] if b.kind == "merge"]
-                planned += [Planned(beat.at_ms, next(beat_events(b)), "merge") for b in merges]
-                planned.append(Planned(beat.at_ms, body, beat.kind))
+                merges = [b for b in beats[n + 1:] if isinstance(b, MergeBeat)]
+                planned += [Planned(beat.at_ms, next(beat_events(b)), b) for b in merges]
+                planned.append(Planned(beat.at_ms, body, beat))
                 return tuple(planned)
-            planned.append(Planned(beat.at_ms, body, beat.kind, text))
+            planned.append(Planned(beat.at_ms, body, beat))
     if not status:
-        planned.append(Planned(0, _status("queued"), "status"))
+        planned.append(Planned(0, _status("queued")))
     end = max(timeline.duration_ms, planned[-1].at_ms if planned else 0)
-    planned.append(Planned(end, _status("completed"), "status"))
+    planned.append(Planned(end, _status("completed")))
     return tuple(planned)
 
 
@@ -139,62 +167,71 @@ def _plays(beat: Beat) -> bool:
 def _with_failure(beat: Beat, last: bool) -> Iterator[Body]:
     """``beat``'s events; the scenario's last one, when an ``error``, fails the session."""
     yield from beat_events(beat)
-    if last and beat.kind == "error":
+    if last and isinstance(beat, ErrorBeat):
         yield _status("failed")
 
 
 def beat_events(beat: Beat) -> Iterator[Body]:
     """The typed events (without ``ts``) one timeline beat becomes."""
-    event, step, kind = beat.event, beat.step, beat.kind
-    if kind in ("think", "assistant") and isinstance(step, TextStep):
-        if kind == "think":
+    match beat:
+        case ThinkBeat(step=step):
             yield {"type": "thought", "thought": step.text, "reasoning": None}
-        else:
+        case AssistantBeat(step=step):
             yield _log(step.text, source="assistant")
-    elif kind == "error" and isinstance(step, LlmError):
-        yield {"type": "error", "message": step.message, "error_type": step.error_type,
-               "status_code": step.status_code, "retry_after_seconds": step.retry_after_seconds,
-               "details": step.details}
-    elif isinstance(event, AgentToolUse):
-        yield from _tool_events(beat, event)
-    elif isinstance(event, AgentEdits):
-        yield from _edit_events(event)
-    elif kind == "userInputs" and isinstance(step, UserInput):
-        yield _log(step.text, source="user", target=step.target)
-    elif isinstance(event, Status):
-        yield _status(event.status if event.status in STATUSES else "running")
-    elif isinstance(event, Complete):
-        yield _status("completed" if event.success else "failed")
-    elif isinstance(event, Log):
-        yield _log(event.message, level=_level(event.level), source="scenario")
-    elif isinstance(event, UserCommand):
-        yield _log(f"user command: {event.cmd}", source="userCommand", cwd=event.cwd)
-    elif isinstance(event, ApplyPatch):
-        yield _log(f"apply patch: {event.path}", source="applyPatch",
-                   commit=event.commit_message if event.commit else None)
-    elif kind not in ("sessionStart", "initialize"):
-        yield _log(_marker(beat), level="debug", source=kind)
+        case ErrorBeat(step=error):
+            yield {"type": "error", "message": error.message, "error_type": error.error_type,
+                   "status_code": error.status_code,
+                   "retry_after_seconds": error.retry_after_seconds, "details": error.details}
+        case ToolStartBeat() | ProgressBeat() | ToolExecutionBeat() | ToolResultBeat():
+            yield from _tool_events(beat)
+        case AgentEditsBeat(event=edit):
+            yield from _edit_events(edit)
+        case PromptBeat(step=entry):
+            yield _log(entry.text, source="user", target=entry.target)
+        case StatusBeat(event=e):
+            yield _status(e.status if e.status in STATUSES else "running")
+        case CompleteBeat(event=e):
+            yield _status("completed" if e.success else "failed")
+        case LogBeat(event=e):
+            yield _log(e.message, level=_level(e.level), source="scenario")
+        case UserCommandBeat(event=e):
+            yield _log(f"user command: {e.cmd}", source="userCommand", cwd=e.cwd)
+        case ApplyPatchBeat(event=e):
+            yield _log(f"apply patch: {e.path}", source="applyPatch",
+                       commit=e.commit_message if e.commit else None)
+        case SessionStartBeat() | InitializeBeat():
+            pass  # shapes an ACP session; nothing happens in this one
+        case (AgentPlanBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat()
+              | SetModeBeat() | SetModelBeat() | UserEditsBeat() | UserCancelSessionBeat()
+              | AssertBeat() | ScreenshotBeat() | MergeBeat()):
+            yield _log(_marker(beat), level="debug", source=beat.kind)
+        case _:
+            assert_never(beat)
 
 
-def _tool_events(beat: Beat, use: AgentToolUse) -> Iterator[Body]:
+def _tool_events(beat: ToolBeat) -> Iterator[Body]:
+    use = beat.event
     name, args = tool_call(use)
     tid = use.tool_call_id
-    if beat.kind == "agentToolUse":
-        yield {"type": "tool_use", "tool_name": name, "tool_args": args,
-               "tool_execution_id": tid, "status": "started"}
-    elif beat.kind == "progress":
-        yield _log(beat.step.message, tool_execution_id=tid, tool_name=name, source="progress")
-    elif beat.kind == "toolExecution":
-        step = beat.step
-        if step.type == "completion":
-            return
-        level = "warn" if step.type == "stderr" else "info"
-        for line in step.content.splitlines() or [""]:
-            yield _log(line, level=level, tool_execution_id=tid, tool_name=name,
-                       source=step.type)
-    elif beat.kind == "toolResult":
-        yield {"type": "tool_result", "tool_name": name, "tool_output": _output(use.result),
-               "tool_execution_id": tid, "status": _tool_status(use)}
+    match beat:
+        case ToolStartBeat():
+            yield {"type": "tool_use", "tool_name": name, "tool_args": args,
+                   "tool_execution_id": tid, "status": "started"}
+        case ProgressBeat(step=progress):
+            yield _log(progress.message, tool_execution_id=tid, tool_name=name,
+                       source="progress")
+        case ToolExecutionBeat(step=step):
+            if step.type == "completion":
+                return
+            level = "warn" if step.type == "stderr" else "info"
+            for line in step.content.splitlines() or [""]:
+                yield _log(line, level=level, tool_execution_id=tid, tool_name=name,
+                           source=step.type)
+        case ToolResultBeat():
+            yield {"type": "tool_result", "tool_name": name, "tool_output": as_text(use.result),
+                   "tool_execution_id": tid, "status": _tool_status(use)}
+        case _:
+            assert_never(beat)
 
 
 def _tool_status(use: AgentToolUse) -> Literal["completed", "failed"]:
@@ -203,12 +240,6 @@ def _tool_status(use: AgentToolUse) -> Literal["completed", "failed"]:
         if codes and codes[-1] not in (None, 0):
             return "failed"
     return "failed" if use.status in ("error", "failed") else "completed"
-
-
-def _output(result: Any) -> str:
-    if result is None:
-        return ""
-    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 def _edit_events(edit: AgentEdits) -> Iterator[Body]:
@@ -236,7 +267,7 @@ def _large(text: str) -> bool:
 
 
 def _marker(beat: Beat) -> str:
-    label = getattr(beat.event, "label", None)
+    label = beat.event.label if isinstance(beat, ScreenshotBeat) else None
     return f"{beat.kind}: {label}" if label else beat.kind
 
 

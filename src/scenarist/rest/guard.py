@@ -15,12 +15,12 @@ import asyncio
 import logging
 from typing import Any
 
-import orjson
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from scenarist.json_out import dump_bytes
 from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body, problem_response
 
 __all__ = ["Guard", "ProblemCORS", "http_protocol", "log_internal"]
@@ -60,7 +60,7 @@ class Guard:
         except Exception as exc:  # already answered by Starlette's handler, or not at all
             log_internal(scope.get("method", ""), scope.get("path", ""), exc)
             if not started and scope["type"] == "http":
-                body = orjson.dumps(problem_body(Problem(500, f"internal error: {exc}")))
+                body = dump_bytes(problem_body(Problem(500, f"internal error: {exc}")))
                 await send({"type": "http.response.start", "status": 500,
                             "headers": [(b"content-type", MEDIA_TYPE.encode()),
                                         (b"content-length", str(len(body)).encode())]})
@@ -84,7 +84,7 @@ class ProblemCORS(CORSMiddleware):
 
 def refusal(problem: Problem, default_headers: list[tuple[bytes, bytes]]) -> bytes:
     """The whole HTTP answer to a request refused before the app saw it, then close."""
-    body = orjson.dumps(problem_body(problem))
+    body = dump_bytes(problem_body(problem))
     lines = [f"HTTP/1.1 {problem.status} {problem.title}".encode()]
     lines += [name + b": " + value for name, value in default_headers]
     lines += [b"content-type: " + MEDIA_TYPE.encode(),

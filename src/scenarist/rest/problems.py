@@ -10,6 +10,7 @@ from typing import Any
 from starlette.responses import Response
 
 from scenarist.errors import WireError
+from scenarist.json_out import dump_bytes
 
 __all__ = ["MEDIA_TYPE", "Problem", "problem_body", "problem_response"]
 
@@ -52,7 +53,5 @@ def problem_body(problem: Problem) -> dict[str, Any]:
 
 
 def problem_response(problem: Problem) -> Response:
-    import orjson
-
-    return Response(orjson.dumps(problem_body(problem)), problem.status,
+    return Response(dump_bytes(problem_body(problem)), problem.status,
                     headers=problem.headers, media_type=MEDIA_TYPE)

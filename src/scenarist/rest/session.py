@@ -184,7 +184,7 @@ class Sessions:
             changes["status"] = body["status"]
             if body["status"] in FINAL_STATUSES:
                 changes["ended_ms"] = epoch_ms
-        if planned is not None and planned.kind == "merge":
+        if planned is not None and planned.merges:
             changes["merged"] = True
         await self.store.put(row.but(updated_ms=epoch_ms, **changes))
 
@@ -245,7 +245,7 @@ class _Runner:
                     self.stopped = True
                     return
                 self.pos += 1
-                if planned.kind in ("status", "merge") or planned.body["type"] == "status":
+                if planned.merges or planned.body["type"] == "status":
                     await self.s._record(self.sid, planned, planned.body, epoch,
                                          position=self.pos)
                 if is_final(planned.body):
@@ -260,15 +260,15 @@ class _Runner:
         skipped: the prompt was just appended)."""
         wanted = _norm(text)
         for n in range(self.pos, len(self.plan)):
-            planned = self.plan[n]
-            if planned.kind != "userInputs":
+            prompt = self.plan[n].prompt
+            if prompt is None:
                 continue
-            if _norm(planned.text) != wanted or self.player is None:
+            if _norm(prompt) != wanted or self.player is None:
                 return
             player = self.player
             if player.paused or player.t0_ms is None:
                 return
-            ahead = (planned.at_ms * player.speed + player.t0_ms) - self.s.clock.now_ms()
+            ahead = (self.plan[n].at_ms * player.speed + player.t0_ms) - self.s.clock.now_ms()
             if ahead <= 0:
                 return
             # the rest of the plan moves earlier by ``ahead``: the session's t0 with it

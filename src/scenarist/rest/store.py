@@ -15,6 +15,8 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
+from scenarist.errors import UsageError
+
 __all__ = ["SessionRow", "Store", "StoreUrlError", "StoredEvent", "open_store"]
 
 
@@ -117,7 +119,7 @@ class Store(Protocol):
         ...
 
 
-class StoreUrlError(ValueError):
+class StoreUrlError(UsageError, ValueError):
     """A ``--store`` URL this server cannot open; the message names the accepted forms."""
 
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scenarist.scenario.keys import APPLICATION_KEYS, KEY_TOKEN, KEYS, KeyError_, key_bytes
+from scenarist.scenario.keys import APPLICATION_KEYS, KEY_TOKEN, KEYS, KeySequenceError, key_bytes
 
-__all__ = ["APPLICATION_KEYS", "KEYS", "KeyError_", "Keystrokes", "key_bytes", "parse_input"]
+__all__ = ["APPLICATION_KEYS", "KEYS", "KeySequenceError", "Keystrokes", "key_bytes", "parse_input"]
 
 
 @dataclass(frozen=True, slots=True)

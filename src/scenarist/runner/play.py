@@ -44,7 +44,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, assert_never
 
 from scenarist.agent.play import typed_text
 from scenarist.agent.progress import PROGRESS_ENV, ProgressReader, process_running
@@ -54,7 +54,7 @@ from scenarist.runner.agents import Launch, launch
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.golden import golden_diff, golden_text
-from scenarist.runner.keys import KeyError_, parse_input
+from scenarist.runner.keys import KeySequenceError, parse_input
 from scenarist.runner.profile import TerminalProfile, load_profile
 from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
 from scenarist.runner.screen import ScreenCapture
@@ -70,35 +70,41 @@ from scenarist.runner.workspace import (
 )
 from scenarist.scenario import (
     ApplyPatch,
-    Assert,
+    ApplyPatchBeat,
+    AssertBeat,
     Beat,
-    Complete,
+    CompleteBeat,
     Event,
     LlmResponse,
-    Log,
-    Merge,
+    LogBeat,
+    MergeBeat,
+    PromptBeat,
     Scenario,
     ScenarioError,
     Screenshot,
-    Status,
+    ScreenshotBeat,
+    StatusBeat,
     Timeline,
+    UserCancelSessionBeat,
     UserCommand,
+    UserCommandBeat,
     UserEdits,
+    UserEditsBeat,
     UserInput,
     compile_timeline,
     load_scenario,
 )
 
-__all__ = ["PLAYED_KINDS", "RunOptions", "golden_path", "run_scenario"]
+__all__ = ["RunOptions", "RunnerBeat", "golden_path", "run_scenario"]
 
-#: Beat kinds the runner plays; the others belong to the agent.
+#: The beats the runner plays; the others belong to the agent.
+RunnerBeat = (PromptBeat | UserEditsBeat | ApplyPatchBeat | UserCommandBeat
+              | UserCancelSessionBeat | AssertBeat | ScreenshotBeat | LogBeat | StatusBeat
+              | CompleteBeat | MergeBeat)
+#: Beats that, with a real agent (mode 2), wait for the agent to catch up first.
+_AFTER_AGENT = AssertBeat | ScreenshotBeat
 #: before typing a prompt: this long without output, and the program idle (not computing)
 PROMPT_QUIET_MS = 30.0
-PLAYED_KINDS = frozenset({"userInputs", "userEdits", "applyPatch", "userCommand",
-                          "userCancelSession", "assert", "screenshot", "log", "status",
-                          "complete", "merge"})
-#: Beat kinds that, with a real agent (mode 2), wait for the agent to catch up first.
-_AFTER_AGENT = frozenset({"assert", "screenshot"})
 _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
 #: Enter this long after the typing at the earliest: a real TUI that took the typing for a
 #: paste reads Enter as a newline for a while (Codex: 120 ms), and the prompt is never sent
@@ -142,7 +148,7 @@ class _AgentGone(RunnerError):
 class _Stamp:
     """A beat with its times, making its :class:`StepResult`."""
 
-    beat: Beat
+    beat: RunnerBeat
     scheduled: float
     fired: float
 
@@ -321,8 +327,8 @@ class _Run:
     def _play(self, step_log: Any) -> bool:
         """Play the beats; ``False`` when the run stopped early (an error says why)."""
         timeline = compile_timeline(self.scenario)
-        beats: list[tuple[int, Beat | _End]] = [
-            (n, b) for n, b in enumerate(timeline.beats) if b.live and b.kind in PLAYED_KINDS]
+        beats: list[tuple[int, RunnerBeat | _End]] = [
+            (n, b) for n, b in enumerate(timeline.beats) if b.live and isinstance(b, RunnerBeat)]
         beats.append((len(timeline.beats), _End(timeline.duration_ms)))
         assert self.terminal is not None
         speed = self.options.speed
@@ -345,7 +351,7 @@ class _Run:
                     self._await_agent(len(responses), len(responses))
                     return True
                 before = (sum(i < beat.index for i in responses)
-                          if beat.kind in _AFTER_AGENT else 0)
+                          if isinstance(beat, _AFTER_AGENT) else 0)
                 step = self._step(beat, position, due - self.t0, fired - self.t0,
                                   (before, len(responses)))
             except _AgentGone as exc:
@@ -488,7 +494,7 @@ class _Run:
 
     # -- one beat ----------------------------------------------------------------------
 
-    def _step(self, beat: Beat, position: int, scheduled: float, fired: float,
+    def _step(self, beat: RunnerBeat, position: int, scheduled: float, fired: float,
               responses: tuple[int, int]) -> StepResult:
         stamp = _Stamp(beat, scheduled, fired)
         try:
@@ -499,64 +505,72 @@ class _Run:
             raise
         except TerminalTimeout as exc:
             return stamp.result(beat.kind, "failed", str(exc), capture=exc.capture)
-        except (RunnerError, KeyError_) as exc:
+        except (RunnerError, KeySequenceError) as exc:
             return stamp.result(beat.kind, "failed", str(exc))
 
-    def _dispatch(self, beat: Beat, stamp: _Stamp) -> StepResult:
+    def _dispatch(self, beat: RunnerBeat, stamp: _Stamp) -> StepResult:
         assert self.terminal is not None
-        event = beat.event
-        kind = beat.kind
-        if kind == "userInputs":
-            entry: UserInput = beat.step
-            if entry.target not in (None, "tui", "cli"):
-                return stamp.result(entry.text, "skipped", f"for target {entry.target}")
-            code = self.terminal.poll_exit()
-            if code is not None:
-                return stamp.result(entry.text, "failed", f"the program had already exited "
-                                    f"with {code}: nothing read this input")
-            keys = parse_input(typed_text(entry), self.terminal.application_cursor)
-            if keys.prompt:  # wait for the prompt, type, see it, then press Enter, as a user does
-                # typed ahead while the program still answers the last line, the tty's echo of
-                # the new one lands inside that answer on the screen (bc: "10/45")
-                self._settled("the screen before a prompt", required=False,
-                              quiet_ms=PROMPT_QUIET_MS)
-                self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
-                typed = self.terminal.clock.now_ms()  # takes it for a paste (no submit)
-                self._settled("the typed prompt")
-                if self.options.agent != "mock":  # and a real agent's TUI for a while after
-                    self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
-                self.terminal.send(keys.data[-1:])
-            else:
-                self._type(keys.data)
-            how = "typed and submitted" if keys.prompt else "typed"
-            return stamp.result(entry.text, "passed", how)
-        if isinstance(event, UserEdits):
-            return self._user_edits(event, stamp)
-        if isinstance(event, ApplyPatch):
-            return self._apply_patch(event, stamp)
-        if isinstance(event, UserCommand):
-            return self._user_command(event, stamp)
-        if isinstance(event, Assert):
-            capture = self._settled("the screen before an assert") if event.text_contains else None
-            checks = check_assert(event, self.workspace, capture, self.replacements)
-            outcome = worst([c.outcome for c in checks])
-            return stamp.result(f"{len(checks)} checks", outcome, checks=tuple(checks),
-                                capture=capture)
-        if isinstance(event, Screenshot):
-            return self._screenshot(event, stamp)
-        if isinstance(event, Status):
-            self.sessions.set_status(event.status)
-            return stamp.result(event.status, "passed", "session status set")
-        if isinstance(event, Complete):
-            self.sessions.complete(event.success)
-            return stamp.result("complete", "passed", "session completed")
-        if isinstance(event, Merge):
-            self.sessions.merge(event.merge)
-            return stamp.result("merge", "passed", "session kept in the listing")
-        if isinstance(event, Log):
-            return stamp.result(event.message, "passed", event.level)
-        return stamp.result(kind, "skipped", "not played by the terminal runner; type the keys "
-                            "that cancel in the program (<Esc>, <ctrl-c>) as a userInputs")
+        match beat:
+            case PromptBeat(step=entry):
+                return self._prompt(entry, stamp)
+            case UserEditsBeat(event=edits):
+                return self._user_edits(edits, stamp)
+            case ApplyPatchBeat(event=patch):
+                return self._apply_patch(patch, stamp)
+            case UserCommandBeat(event=command):
+                return self._user_command(command, stamp)
+            case AssertBeat(event=check):
+                capture = (self._settled("the screen before an assert") if check.text_contains
+                           else None)
+                checks = check_assert(check, self.workspace, capture, self.replacements)
+                outcome = worst([c.outcome for c in checks])
+                return stamp.result(f"{len(checks)} checks", outcome, checks=tuple(checks),
+                                    capture=capture)
+            case ScreenshotBeat(event=shot):
+                return self._screenshot(shot, stamp)
+            case StatusBeat(event=status):
+                self.sessions.set_status(status.status)
+                return stamp.result(status.status, "passed", "session status set")
+            case CompleteBeat(event=complete):
+                self.sessions.complete(complete.success)
+                return stamp.result("complete", "passed", "session completed")
+            case MergeBeat(event=merge):
+                self.sessions.merge(merge.merge)
+                return stamp.result("merge", "passed", "session kept in the listing")
+            case LogBeat(event=line):
+                return stamp.result(line.message, "passed", line.level)
+            case UserCancelSessionBeat():
+                return stamp.result(beat.kind, "skipped", "not played by the terminal runner; "
+                                    "type the keys that cancel in the program (<Esc>, "
+                                    "<ctrl-c>) as a userInputs")
+            case _:
+                assert_never(beat)
+
+    def _prompt(self, entry: UserInput, stamp: _Stamp) -> StepResult:
+        """Type a prompt as a user does (``userInputs``)."""
+        assert self.terminal is not None
+        if entry.target not in (None, "tui", "cli"):
+            return stamp.result(entry.text, "skipped", f"for target {entry.target}")
+        code = self.terminal.poll_exit()
+        if code is not None:
+            return stamp.result(entry.text, "failed", f"the program had already exited "
+                                f"with {code}: nothing read this input")
+        keys = parse_input(typed_text(entry), self.terminal.application_cursor)
+        if keys.prompt:  # wait for the prompt, type, see it, then press Enter, as a user does
+            # typed ahead while the program still answers the last line, the tty's echo of
+            # the new one lands inside that answer on the screen (bc: "10/45")
+            self._settled("the screen before a prompt", required=False,
+                          quiet_ms=PROMPT_QUIET_MS)
+            self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
+            typed = self.terminal.clock.now_ms()  # takes it for a paste (no submit)
+            self._settled("the typed prompt")
+            if self.options.agent != "mock":  # and a real agent's TUI for a while after
+                self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
+            self.terminal.send(keys.data[-1:])
+        else:
+            self._type(keys.data)
+        how = "typed and submitted" if keys.prompt else "typed"
+        return stamp.result(entry.text, "passed", how)
 
     def _type(self, data: bytes) -> None:
         """Send ``data`` at once, or one character every ``typing_ms`` (on the play clock),
@@ -665,9 +679,10 @@ def agent_positions(timeline: Timeline) -> list[int]:
     prompts it takes), in order; none when the scenario has no agent events (a program
     with `ah` that needs no agent, such as `bc`)."""
     live = [(n, beat) for n, beat in enumerate(timeline.beats) if beat.live]
-    if all(beat.kind in PLAYED_KINDS for _, beat in live):
+    if all(isinstance(beat, RunnerBeat) for _, beat in live):
         return []
-    return [n for n, beat in live if beat.kind not in PLAYED_KINDS or beat.kind == "userInputs"]
+    return [n for n, beat in live
+            if not isinstance(beat, RunnerBeat) or isinstance(beat, PromptBeat)]
 
 
 def _beat_name(timeline: Timeline, position: int) -> str:

@@ -21,24 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from scenarist.runner.play import RunOptions, run_scenario
-from scenarist.runner.result import RunResult
+from scenarist.runner.result import RunResult, ScenarioFailed
 
-__all__ = ["ScenarioFailed", "expect_passed", "run_for_test"]
+__all__ = ["ScenarioFailed", "run_for_test"]
 
 _OPTION_NAMES = frozenset(f.name for f in fields(RunOptions))
-
-
-class ScenarioFailed(AssertionError):
-    """A scenario run by a test failed; the message lists every failure and the logs."""
-
-
-def expect_passed(result: RunResult) -> RunResult:
-    """``result`` when it did not fail, else :class:`ScenarioFailed` saying why."""
-    if result.outcome == "failed":
-        lines = "\n".join(f"  - {line}" for line in result.failures)
-        raise ScenarioFailed(f"scenario {result.name!r} failed:\n{lines}\n  logs: "
-                             f"{result.log_dir}")
-    return result
 
 
 def run_for_test(scenario: str | os.PathLike[str], defaults: Mapping[str, Any],

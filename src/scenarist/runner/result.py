@@ -9,12 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scenarist.errors import ScenaristError
 from scenarist.processes import ProcessInfo
 from scenarist.runner.screen import ScreenCapture
 
-__all__ = ["CheckResult", "Failure", "Outcome", "RunResult", "StepResult", "worst"]
+__all__ = ["CheckResult", "Failure", "Outcome", "RunResult", "ScenarioFailed", "StepResult",
+           "worst"]
 
 Outcome = Literal["passed", "failed", "skipped"]
+
+
+class ScenarioFailed(ScenaristError, AssertionError):
+    """A scenario run by a test failed; the message lists every failure and the logs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +93,13 @@ class RunResult:
         return tuple(p for p in self.leftover if p.pid != self.pid)
 
     def raise_for_failure(self) -> RunResult:
-        """This result, or an ``AssertionError`` listing every failure (for tests)."""
-        from scenarist.runner.pytest_entry import expect_passed
-
-        return expect_passed(self)
+        """This result, or a :class:`ScenarioFailed` (an ``AssertionError``) listing every
+        failure and the log folder (for tests)."""
+        if self.outcome == "failed":
+            lines = "\n".join(f"  - {line}" for line in self.failures)
+            raise ScenarioFailed(f"scenario {self.name!r} failed:\n{lines}\n  logs: "
+                                 f"{self.log_dir}")
+        return self
 
     @property
     def failures(self) -> list[str]:

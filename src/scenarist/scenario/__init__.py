@@ -8,7 +8,8 @@ Public API (stable; see ``docs/scenario-api.md``)::
     load_scenarios(paths, *, defines=None, strict=False, allow_outside_paths=False)
         -> list[Scenario]
     parse_defines(cli, env=$AH_SCENARIO_DEFINES) -> dict[str, bool | int | str]  # env if no cli
-    compile_timeline(scenario) -> Timeline
+    compile_timeline(scenario) -> Timeline  # typed beats (scenarist.scenario.beats)
+    turns_of(timeline) -> Turns  # lead-in, then one turn per userInputs
 
 Tool calls carry a typed record of the tool vocabulary (``AgentToolUse.tool``: ``RunCmd``,
 ``EditFile``, ..., ``GenericTool``; see :mod:`scenarist.scenario.tools`).
@@ -16,6 +17,40 @@ Tool calls carry a typed record of the tool vocabulary (``AgentToolUse.tool``: `
 Loading raises only :class:`ScenarioError` (with every :class:`Issue` of the file).
 """
 
+from scenarist.scenario.beats import (
+    BEAT_KINDS,
+    BEATS,
+    AgentBeat,
+    AgentEditsBeat,
+    AgentFileReadsBeat,
+    AgentPermissionRequestBeat,
+    AgentPlanBeat,
+    ApplyPatchBeat,
+    AssertBeat,
+    AssistantBeat,
+    Beat,
+    CompleteBeat,
+    ErrorBeat,
+    InitializeBeat,
+    LogBeat,
+    MergeBeat,
+    ProgressBeat,
+    PromptBeat,
+    ResponseBeat,
+    ScreenshotBeat,
+    SessionStartBeat,
+    SetModeBeat,
+    SetModelBeat,
+    StatusBeat,
+    ThinkBeat,
+    ToolBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    UserCancelSessionBeat,
+    UserCommandBeat,
+    UserEditsBeat,
+)
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.load import (
     effective_initial_prompt,
@@ -87,7 +122,7 @@ from scenarist.scenario.model import (
     content_text,
 )
 from scenarist.scenario.rules import ENV_VAR, evaluate_condition, parse_defines
-from scenarist.scenario.timeline import BEAT_KINDS, Beat, Timeline, compile_timeline
+from scenarist.scenario.timeline import Timeline, compile_timeline
 from scenarist.scenario.tools import (
     TOOLS,
     BashOutput,
@@ -114,9 +149,10 @@ from scenarist.scenario.tools import (
     tool_args,
     tool_from_args,
 )
+from scenarist.scenario.turns import Turn, Turns, turns_of
 
 __all__ = [
-    "BEAT_KINDS", "ENV_VAR", "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads",
+    "ENV_VAR", "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads",
     "AgentPermissionRequest", "AgentPlan", "AgentToolUse", "Ah", "Annotations", "ApplyPatch",
     "Assert", "AudioContent", "BaseTimeDelta", "Beat", "Complete", "ContentBlock", "DiffContent",
     "EmbeddedResource", "Event", "ExecEvent", "Expect", "ExpectArtifact", "FileContainsAssert",
@@ -129,6 +165,43 @@ __all__ = [
     "UserCancelSession", "UserCommand", "UserEdits", "UserInput", "UserInputs",
     "compile_timeline", "content_text", "effective_initial_prompt", "evaluate_condition",
     "load_scenario", "load_scenario_text", "load_scenarios", "parse_defines", "scenario_files",
+]
+# the typed beats of a compiled timeline (scenarist.scenario.beats)
+__all__ += [
+    "BEATS",
+    "BEAT_KINDS",
+    "AgentBeat",
+    "AgentEditsBeat",
+    "AgentFileReadsBeat",
+    "AgentPermissionRequestBeat",
+    "AgentPlanBeat",
+    "ApplyPatchBeat",
+    "AssertBeat",
+    "AssistantBeat",
+    "CompleteBeat",
+    "ErrorBeat",
+    "InitializeBeat",
+    "LogBeat",
+    "MergeBeat",
+    "ProgressBeat",
+    "PromptBeat",
+    "ResponseBeat",
+    "ScreenshotBeat",
+    "SessionStartBeat",
+    "SetModeBeat",
+    "SetModelBeat",
+    "StatusBeat",
+    "ThinkBeat",
+    "ToolBeat",
+    "ToolExecutionBeat",
+    "ToolResultBeat",
+    "ToolStartBeat",
+    "Turn",
+    "Turns",
+    "UserCancelSessionBeat",
+    "UserCommandBeat",
+    "UserEditsBeat",
+    "turns_of",
 ]
 # the tool vocabulary (scenarist.scenario.tools)
 __all__ += [

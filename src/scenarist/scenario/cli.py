@@ -8,9 +8,10 @@ frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Pytho
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from scenarist.scenario.cli_parser import (
     EXIT_USAGE,
@@ -27,6 +28,9 @@ from scenarist.scenario.cli_parser import (
     write_output,
 )
 from scenarist.scenario.select_cli import select_main
+
+if TYPE_CHECKING:
+    from scenarist.scenario.beats import Beat
 
 __all__ = ["beat_json", "schema_main", "select_main", "timeline_main", "validate_main"]
 
@@ -69,68 +73,77 @@ def validate_main(argv: Sequence[str]) -> int:
     return run(parser, argv, body)
 
 
-def beat_json(beat: Any, at_ms: int) -> dict[str, Any]:
+def beat_json(beat: Beat, at_ms: int) -> dict[str, Any]:
     """A beat as JSON: at_ms, kind, index, live, plus what the step or event says."""
-    from scenarist.scenario.model import (
-        AgentToolUse,
-        ApplyPatch,
-        ExecEvent,
-        LlmError,
-        ProgressStep,
-        TextStep,
-        UserInput,
-        content_text,
-    )
+    from scenarist.scenario import beats as b
+    from scenarist.scenario.model import content_text
     from scenarist.scenario.tools import tool_args
 
     out: dict[str, Any] = {"at_ms": at_ms, "kind": beat.kind, "index": beat.index,
                            "live": beat.live}
-    step, event = beat.step, beat.event
-    if isinstance(step, TextStep):
-        out["text"] = step.text
-        if step.content.type != "text":
-            out["content_type"] = step.content.type
-    elif isinstance(step, UserInput):
-        out["text"] = content_text(step.content)
-    elif isinstance(step, ProgressStep):
-        out["text"] = step.message
-    elif isinstance(step, ExecEvent):
-        out["stream"] = step.type
-        out["text"] = step.content
-        if step.exit_code is not None:
-            out["exit_code"] = step.exit_code
-    elif isinstance(step, LlmError):
-        out["error_type"] = step.error_type
-        out["status_code"] = step.status_code
-        out["text"] = step.message
-    elif beat.kind in _EVENT_TEXT:
-        value = getattr(event, _EVENT_TEXT[beat.kind], None)
-        if value is not None:
-            out["text"] = value
-        if isinstance(event, ApplyPatch) and event.commit:
-            out["commit"] = event.commit_message
-    elif isinstance(event, AgentToolUse):
-        out["tool"] = event.tool.name
-        out["tool_call_id"] = event.tool_call_id
-        if beat.kind == "agentToolUse":
-            args = tool_args(event.tool)
+    match beat:
+        case b.ThinkBeat(step=step) | b.AssistantBeat(step=step):
+            out["text"] = step.text
+            if step.content.type != "text":
+                out["content_type"] = step.content.type
+        case b.PromptBeat(step=entry):
+            out["text"] = content_text(entry.content)
+        case b.ProgressBeat(step=progress):
+            out["text"] = progress.message
+        case b.ToolExecutionBeat(step=ev):
+            out["stream"] = ev.type
+            out["text"] = ev.content
+            if ev.exit_code is not None:
+                out["exit_code"] = ev.exit_code
+        case b.ErrorBeat(step=error):
+            out["error_type"] = error.error_type
+            out["status_code"] = error.status_code
+            out["text"] = error.message
+        case b.StatusBeat(event=e):
+            out["text"] = e.status
+        case b.LogBeat(event=e):
+            out["text"] = e.message
+        case b.ScreenshotBeat(event=e):
+            out["text"] = e.label
+        case b.AgentEditsBeat(event=e):
+            out["text"] = e.path
+        case b.UserCommandBeat(event=e):
+            out["text"] = e.cmd
+        case b.SetModeBeat(event=e):
+            out["text"] = e.mode_id
+        case b.SetModelBeat(event=e):
+            out["text"] = e.model_id
+        case b.SessionStartBeat(event=e):
+            if e.session_id is not None:
+                out["text"] = e.session_id
+        case b.UserEditsBeat(event=e):
+            out["text"] = e.patch
+        case b.ApplyPatchBeat(event=e):
+            out["text"] = e.path
+            if e.commit:
+                out["commit"] = e.commit_message
+        case b.ToolStartBeat(event=use):
+            out["tool"] = use.tool.name
+            out["tool_call_id"] = use.tool_call_id
+            args = tool_args(use.tool)
             out["args"] = args if _jsonable(args) else str(args)
-        else:
-            out["status"] = event.status
-            if _jsonable(event.result):
-                out["result"] = event.result
+        case b.ToolResultBeat(event=use):
+            out["tool"] = use.tool.name
+            out["tool_call_id"] = use.tool_call_id
+            out["status"] = use.status
+            if _jsonable(use.result):
+                out["result"] = use.result
+        case (b.AgentPlanBeat() | b.AgentFileReadsBeat() | b.AgentPermissionRequestBeat()
+              | b.UserCancelSessionBeat() | b.InitializeBeat() | b.AssertBeat()
+              | b.CompleteBeat() | b.MergeBeat()):
+            pass  # the kind says it all
+        case _:
+            assert_never(beat)
     return out
 
 
-_EVENT_TEXT = {"status": "status", "log": "message", "screenshot": "label", "agentEdits": "path",
-               "userCommand": "cmd", "setMode": "mode_id", "setModel": "model_id",
-               "sessionStart": "session_id", "userEdits": "patch",
-               "applyPatch": "path"}  # with "commit": its message when it commits
-
 
 def _jsonable(value: Any) -> bool:
-    import json  # here, not at the top: validate never needs it (~1 ms of start-up)
-
     try:
         json.dumps(value)
     except (TypeError, ValueError):
@@ -139,12 +152,12 @@ def _jsonable(value: Any) -> bool:
 
 
 def _summary(entry: dict[str, Any]) -> str:
-    import json
+    from scenarist.json_out import as_text  # orjson: only the timeline table needs it
 
     for key in ("text", "tool"):
         if key in entry:
             value = entry[key]
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            text = as_text(value)
             if key == "tool":  # a call shows its arguments, a result its status and output
                 detail = entry["args"] if "args" in entry else {
                     k: entry[k] for k in ("status", "result") if entry.get(k) is not None}
@@ -169,8 +182,6 @@ def timeline_main(argv: Sequence[str]) -> int:
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.play.pacing import clamp_speed, schedule_ms
         from scenarist.scenario.errors import ScenarioError
         from scenarist.scenario.load import load_scenario
@@ -213,8 +224,6 @@ def schema_main(argv: Sequence[str]) -> int:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     def body(args: argparse.Namespace) -> int:
-        import json
-
         from scenarist.scenario.schema import scenario_schema
 
         text = json.dumps(scenario_schema(), indent=2, ensure_ascii=False) + "\n"

@@ -13,7 +13,7 @@ import re
 
 from scenarist.errors import ScenaristError
 
-__all__ = ["APPLICATION_KEYS", "KEYS", "KEY_TOKEN", "KeyError_", "key_bytes", "key_problem",
+__all__ = ["APPLICATION_KEYS", "KEYS", "KEY_TOKEN", "KeySequenceError", "key_bytes", "key_problem",
            "key_tokens"]
 
 ESC = "\x1b"
@@ -51,7 +51,7 @@ KEY_TOKEN = re.compile(r"<([^<>\s]+)>")
 _MODIFIER = re.compile(r"^(ctrl|control|c|alt|meta|m|option|opt|shift|s)[+-](.+)$", re.I)
 
 
-class KeyError_(ScenaristError, ValueError):
+class KeySequenceError(ScenaristError, ValueError):
     """A ``<...>`` token applies a modifier to a key that has no such sequence (``<ctrl-1>``);
     the loader reports it, located, through :func:`key_problem`."""
 
@@ -65,7 +65,7 @@ def _ctrl(char: str) -> str:
         return chr(code - 0x40)
     if char == "?":
         return "\x7f"
-    raise KeyError_(f"there is no control code for Ctrl+{char!r}; use a letter or one of @[\\]^_")
+    raise KeySequenceError(f"there is no control code for Ctrl+{char!r}; use a letter or one of @[\\]^_")
 
 
 def _shift(key: str) -> str:
@@ -73,7 +73,7 @@ def _shift(key: str) -> str:
         return f"{ESC}[Z"  # back-tab
     if len(key) == 1:
         return key.upper()
-    raise KeyError_(f"Shift+{key} has no distinct sequence in a terminal; write the key alone")
+    raise KeySequenceError(f"Shift+{key} has no distinct sequence in a terminal; write the key alone")
 
 
 def key_bytes(name: str, application_cursor: bool = False) -> str | None:
@@ -81,7 +81,7 @@ def key_bytes(name: str, application_cursor: bool = False) -> str | None:
     ``None`` when ``name`` is no key (the ``<...>`` is then literal text).
 
     ``application_cursor``: the terminal is in application cursor-key mode (DECCKM).
-    Raises :class:`KeyError_` for a modifier applied to something that has no sequence.
+    Raises :class:`KeySequenceError` for a modifier applied to something that has no sequence.
     """
     lower = name.lower()
     if application_cursor and lower in APPLICATION_KEYS:
@@ -134,7 +134,7 @@ def _nearest(name: str, modifier: str = "") -> list[str]:
         try:
             if key_bytes(spelled) is not None and f"<{spelled}>" not in out:
                 out.append(f"<{spelled}>")
-        except KeyError_:
+        except KeySequenceError:
             continue
         if len(out) == _NEAR:
             break
@@ -164,7 +164,7 @@ def key_problem(name: str) -> tuple[str, str] | None:
     try:
         if key_bytes(name) is not None:
             return None
-    except KeyError_ as exc:
+    except KeySequenceError as exc:
         return f"<{name}> cannot be typed: {exc}", "write a key from docs/test-executor.md"
     if not _looks_like_key(name):
         return None

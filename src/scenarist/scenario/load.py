@@ -7,6 +7,7 @@ reported as an issue too, so callers can rely on the one exception type).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -112,9 +113,8 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     final = _finish(issues, strict)
     if any(i.severity == "error" for i in final):
         raise ScenarioError(final)
-    scenario.warnings.extend(final)
-    scenario.compiled = timeline  # cache: compile_timeline returns it
-    return scenario
+    # the compiled timeline is kept: compile_timeline returns it
+    return dataclasses.replace(scenario, warnings=final, compiled=timeline)
 
 
 def _confine_patches(report: Report, events: list[Event]) -> None:

@@ -3,19 +3,20 @@
 Slotted dataclasses (not pydantic) because loading thousands of scenarios must cost about as
 much as reading their YAML; the JSON Schema for editors is written out separately in
 :mod:`scenarist.scenario.schema`. A loaded scenario is read-only by contract (front ends share
-it between requests and never assign to it), but the records are not ``frozen=True``: on
-CPython 3.11 that adds three generated methods per class, and every command pays for the
-classes at start-up. Measured on the 54 records here plus the tool vocabulary
-(``bench/bench_startup_ab.py``, counted in instructions with callgrind so that load on the
-machine does not blur it): ``scenarist llm`` start-up 1,142 M instructions frozen, 965 M not
-(the commit before the reshape: 813 M). Each record has a docstring for the same reason as for
-readers: without one, ``dataclass`` computes ``inspect.signature`` to write one.
+it between requests and never assign to it; mypy sees every assignment), but the records are
+not ``frozen=True``: ``scenarist validate`` of one file has a start-up budget (<= 5x ``python -c
+pass``, docs/architecture.md) and creates every class here, and CPython 3.11 compiles
+``__setattr__``, ``__delattr__`` and ``__hash__`` for each frozen class. Frozen, the model and
+the tool records cost ~143 M more of validate's instructions (callgrind: ~639 M instead of
+~490 M; the bench's wall time 7.3x -> 10x ``python -c pass``). Each record has a docstring:
+without one, ``dataclass`` computes ``inspect.signature`` to write one.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
 """
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
+from __future__ import annotations
+
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -695,7 +696,7 @@ class Scenario:
     effective_initial_prompt: str | None = None
     source_path: Path | None = None
     warnings: list[Issue] = field(default_factory=list, compare=False)
-    compiled: "Timeline | None" = field(default=None, repr=False, compare=False)
+    compiled: Timeline | None = field(default=None, repr=False, compare=False)
 
     @property
     def session_start_index(self) -> int | None:

@@ -38,6 +38,7 @@ from yaml.events import (
 )
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from scenarist.errors import ScenaristError
 from scenarist.scenario.errors import Issue
 
 __all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "MISSING", "Source", "parse_yaml"]
@@ -110,7 +111,7 @@ def _parser_class(use_libyaml: bool = True) -> Callable[[str], Any]:
 _Parser = _parser_class()
 
 
-class LimitError(Exception):
+class LimitError(ScenaristError):
     """A document past one of the loader's limits (depth, alias expansion, a cycle)."""
 
     def __init__(self, message: str, hint: str, mark: Any) -> None:

@@ -23,8 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from scenarist.scenario.beats import (
+    AssistantBeat,
+    Beat,
+    ErrorBeat,
+    ProgressBeat,
+    PromptBeat,
+    ThinkBeat,
+    ToolExecutionBeat,
+    ToolResultBeat,
+    ToolStartBeat,
+    event_beat,
+)
 from scenarist.scenario.errors import ScenarioError
 from scenarist.scenario.model import (
     AgentEdits,
@@ -34,6 +45,7 @@ from scenarist.scenario.model import (
     AgentToolUse,
     BaseTimeDelta,
     Event,
+    LlmError,
     LlmResponse,
     Scenario,
     SessionStart,
@@ -41,49 +53,7 @@ from scenarist.scenario.model import (
     UserInputs,
 )
 
-__all__ = ["BEAT_KINDS", "Beat", "Timeline", "compile_timeline"]
-
-#: Every beat kind, with what its ``step`` holds.
-BEAT_KINDS: dict[str, str] = {
-    "think": "a think step of an llmResponse (step: TextStep)",
-    "assistant": "an assistant step of an llmResponse (step: TextStep)",
-    "error": "the error element of an llmResponse (step: LlmError)",
-    "agentToolUse": "a tool call starts (event: AgentToolUse; step: None)",
-    "progress": "a progress message of a tool call (step: ProgressStep)",
-    "toolExecution": "one stdout/stderr/progress/completion event of a tool run (step: ExecEvent)",
-    "toolResult": "a tool call ends with its result and status (event: AgentToolUse)",
-    "agentEdits": "the agent edited a file (event: AgentEdits)",
-    "agentPlan": "the agent's plan (event: AgentPlan)",
-    "agentFileReads": "the agent reads client files (event: AgentFileReads)",
-    "agentPermissionRequest": "the agent asks for permission (event: AgentPermissionRequest)",
-    "setMode": "the client switches mode (event: SetMode)",
-    "setModel": "the client switches model (event: SetModel)",
-    "userInputs": "one prompt sent by the user (step: UserInput)",
-    "userEdits": "the user applies a patch (event: UserEdits)",
-    "applyPatch": "the harness applies a patch and may commit it (event: ApplyPatch)",
-    "userCommand": "the user runs a command (event: UserCommand)",
-    "userCancelSession": "the user cancels the turn (event: UserCancelSession)",
-    "initialize": "the ACP initialize handshake (event: Initialize)",
-    "sessionStart": "the historical/live boundary (event: SessionStart)",
-    "assert": "check files/terminal/JSON/git (event: Assert)",
-    "screenshot": "capture the terminal (event: Screenshot)",
-    "log": "a harness log line (event: Log)",
-    "status": "a session status change (event: Status)",
-    "complete": "the task completed (event: Complete)",
-    "merge": "keep the session listed after completion (event: Merge)",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Beat:
-    """One thing that happens at ``at_ms`` (absolute, unscaled ms from the start)."""
-
-    at_ms: int
-    kind: str
-    event: Event
-    index: int  # timeline index of ``event``
-    live: bool  # False before ``sessionStart`` (historical, replayed on session/load)
-    step: Any = None  # the step payload for per-step kinds (see BEAT_KINDS)
+__all__ = ["Beat", "Timeline", "compile_timeline"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,14 +107,19 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
             t = now
             for step in event.steps:
                 t += step.delay_ms
-                add(Beat(t, step.kind, event, index, live, step))
+                if isinstance(step, LlmError):
+                    add(ErrorBeat(at_ms=t, index=index, live=live, event=event, step=step))
+                elif step.kind == "think":
+                    add(ThinkBeat(at_ms=t, index=index, live=live, event=event, step=step))
+                else:
+                    add(AssistantBeat(at_ms=t, index=index, live=live, event=event, step=step))
             now = t
         elif isinstance(event, AgentToolUse):
-            add(Beat(now, "agentToolUse", event, index, live))
+            add(ToolStartBeat(at_ms=now, index=index, live=live, event=event))
             t = end = now
             for p in event.progress:
                 t += p.delay_ms
-                add(Beat(t, "progress", event, index, live, p))
+                add(ProgressBeat(at_ms=t, index=index, live=live, event=event, step=p))
             end = t
             execution = event.tool_execution
             if execution is not None:
@@ -158,9 +133,10 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                                 "and must not decrease",
                                 "order the events by timeMs", ev.line, ev.col)
                     previous = max(previous, ev.time_ms)
-                    add(Beat(start + ev.time_ms, "toolExecution", event, index, live, ev))
+                    add(ToolExecutionBeat(at_ms=start + ev.time_ms, index=index, live=live,
+                                          event=event, step=ev))
                 end = max(end, start + previous)
-            add(Beat(end, "toolResult", event, index, live))
+            add(ToolResultBeat(at_ms=end, index=index, live=live, event=event))
             now = end
         elif isinstance(event, UserInputs):
             for n, entry in enumerate(event.inputs):
@@ -181,7 +157,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                     last_input, last_input_at = at, (event, n)
                 if at > pending:
                     pending, pending_at = at, (event, n)
-                add(Beat(at, "userInputs", event, index, live, entry))
+                add(PromptBeat(at_ms=at, index=index, live=live, event=event, step=entry))
         elif isinstance(event, BaseTimeDelta):
             now += event.ms
             sync, sync_what = now, _named(event)
@@ -193,9 +169,9 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
         elif isinstance(event, SessionStart):
             now = max(now, pending)
             sync, sync_what = now, _named(event)
-            add(Beat(now, "sessionStart", event, index, live))
+            add(event_beat(event, now, live))
         else:
-            add(Beat(now, event.kind, event, index, live))
+            add(event_beat(event, now, live))
     beats.sort(key=_at)
     duration = max(now, beats[-1].at_ms if beats else 0)
     return Timeline(tuple(beats), duration, scenario.effective_initial_prompt, boundary)

@@ -19,10 +19,12 @@ Any other tool name (``agentToolUse`` with ``toolName: my_tool``) becomes a
 a dataclass with ``@register`` (see ``docs/scenario-api.md``).
 
 This module does not postpone annotations (no ``from __future__ import annotations``), so the
-records' field types are objects once the classes exist and a declaration is read straight off
-``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in a module that
-postpones them, compiles every annotation string: for the 17 tools here that was ~12 M of the
-~965 M instructions ``scenarist llm`` took to start (``bench/NOTES-startup.md``).
+records' field types are objects once the classes exist and ``register`` reads a declaration
+straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
+a module that postpones them, compiles every annotation string: for the tools here that is
+~12 M of the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose
+start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). The
+records are not frozen, for the same budget (see :mod:`scenarist.scenario.model`).
 """
 
 import dataclasses

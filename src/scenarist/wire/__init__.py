@@ -18,6 +18,7 @@ from scenarist.wire import anthropic, openai_chat, openai_responses
 from scenarist.wire.chunking import chunk_text
 from scenarist.wire.errors import APIS, WireApi, error_body, scripted_error_fields
 from scenarist.wire.events import (
+    CREATED,
     DEFAULT_MODEL,
     Error,
     Finish,
@@ -40,8 +41,6 @@ from scenarist.wire.events import (
 )
 from scenarist.wire.request import include_usage, requested_model, wants_stream
 from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames
-
-CREATED = openai_chat.CREATED
 
 
 def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,

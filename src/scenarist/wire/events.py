@@ -10,7 +10,8 @@ non-streaming encoders and the final ``response.completed`` object are built fro
 streamed and the non-streamed shape of one turn can never disagree.
 """
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
+from __future__ import annotations
+
 import itertools
 import json
 from collections.abc import Iterable, Iterator
@@ -24,8 +25,12 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 
 DEFAULT_MODEL = "mock-model"
 
+CREATED = 1_700_000_000
+"""The fixed ``created``/``created_at`` time (2023-11-14T22:13:20Z) of every encoded answer and
+listed model when no time is passed, so output is deterministic (servers pass the time)."""
 
-@dataclass(slots=True)
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts of one turn (what the APIs report; nothing here is estimated)."""
 
@@ -39,7 +44,7 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MessageStart:
     """Opens the turn. ``input_tokens`` is reported up front (Anthropic's ``message_start``)."""
 
@@ -49,7 +54,7 @@ class MessageStart:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     """A piece of reasoning (Responses reasoning summary, Anthropic thinking)."""
 
@@ -57,7 +62,7 @@ class ReasoningDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReasoningEnd:
     """Ends a reasoning segment; ``signature`` is Anthropic's / Responses' encrypted content."""
 
@@ -65,7 +70,7 @@ class ReasoningEnd:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     """A piece of assistant text, as streamed."""
 
@@ -73,7 +78,7 @@ class TextDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallStart:
     """Opens a tool call; ``id`` is the call id the client echoes back with the result."""
 
@@ -83,7 +88,7 @@ class ToolCallStart:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """A fragment of a call's input: JSON text for ``function``, raw text for ``custom``."""
 
@@ -92,7 +97,7 @@ class ToolCallDelta:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallEnd:
     """A tool call's arguments are complete."""
 
@@ -100,7 +105,7 @@ class ToolCallEnd:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Finish:
     """Ends the turn. ``reason=None`` means: ``tool_calls`` if the turn made any, else ``stop``."""
 
@@ -109,7 +114,7 @@ class Finish:
     at_ms: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Error:
     """A failure. First in a turn it is an HTTP error; later, an in-stream error event."""
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from scenarist.wire.errors import openai_error
 from scenarist.wire.events import (
+    CREATED,
     CUSTOM_CLOSE,
     CUSTOM_OPEN,
     Error,
@@ -38,9 +39,6 @@ from scenarist.wire.events import (
     split_start,
 )
 from scenarist.wire.sse import Frame
-
-CREATED = 1_700_000_000
-"""Default ``created`` timestamp: fixed, so output is deterministic (servers pass the time)."""
 
 DONE = Frame("[DONE]")
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from scenarist.wire.events import (
+    CREATED,
     Error,
     Finish,
     MessageStart,
@@ -41,9 +42,6 @@ from scenarist.wire.events import (
     split_start,
 )
 from scenarist.wire.sse import Frame
-
-CREATED = 1_700_000_000
-"""Default ``created_at``: fixed, so output is deterministic (servers pass the time)."""
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 _PREFIX = {TextPart: "msg", ReasoningPart: "rs"}

@@ -1,14 +1,16 @@
 """Server-sent-event frames: what every streaming encoder yields, and their bytes."""
 
-# Annotations are not postponed here: see "Records" in docs/architecture.md.
-import json
+from __future__ import annotations
+
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
-import orjson
+from scenarist.json_out import dump_bytes
 
 
-class Frame(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Frame:
     """One SSE message: an optional ``event:`` name and a JSON object (or raw text) as data.
 
     ``at_ms`` is copied from the neutral event that produced the frame, so a server can pace
@@ -24,18 +26,6 @@ class Frame(NamedTuple):
         if self.event is None:
             return b"data: " + data + b"\n\n"
         return b"event: " + self.event.encode() + b"\ndata: " + data + b"\n\n"
-
-
-def dump_bytes(obj: Any) -> bytes:
-    """Compact UTF-8 JSON with non-ASCII kept as is (what the real APIs send).
-
-    orjson does the work (JSON encoding was most of the cost of a long stream); the stdlib
-    encoder, which writes the same bytes, takes what orjson refuses (e.g. non-str keys).
-    """
-    try:
-        return orjson.dumps(obj)
-    except TypeError:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def encode_frames(frames: Iterable[Frame]) -> Iterator[bytes]:
