@@ -44,10 +44,15 @@ def shown_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def quiet_server_class() -> type[Any]:
+def quiet_server_class(ready_line: str | None = None) -> type[Any]:
     """uvicorn's ``Server`` that stops on SIGINT/SIGTERM and exits 0, instead of re-raising the
     signal afterwards (uvicorn's default, which turns a clean stop into exit 130 or death by
-    SIGTERM); a second Ctrl-C stops waiting for open streams."""
+    SIGTERM); a second Ctrl-C stops waiting for open streams.
+
+    ``ready_line`` (``listening on URL``) is printed, flushed, once the server has started:
+    its signal handlers are in place then, so a caller that stops it as soon as it reads the
+    line (a test, :func:`scenarist.llm.process.run_server`) gets the clean stop, never the
+    default SIGTERM death of the moments before."""
     import uvicorn
 
     class QuietServer(uvicorn.Server):  # type: ignore[misc]
@@ -55,5 +60,10 @@ def quiet_server_class() -> type[Any]:
             if self.should_exit and sig == signal.SIGINT:
                 self.force_exit = True
             self.should_exit = True
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if ready_line is not None and self.started:
+                print(ready_line, flush=True)
 
     return QuietServer

@@ -238,8 +238,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
         **protocol_settings(server),
     )
-    print(f"listening on {shown_url(sock)}", flush=True)
-    quiet_server_class()(config).run(sockets=[sock])
+    quiet_server_class(f"listening on {shown_url(sock)}")(config).run(sockets=[sock])
     return 0
 
 

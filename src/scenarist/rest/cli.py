@@ -166,9 +166,9 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     config = uvicorn.Config(server.app, log_level="warning", access_log=False, lifespan="off",
                             http=http_protocol(), proxy_headers=False,
                             timeout_graceful_shutdown=SHUTDOWN_GRACE_S)  # type: ignore[arg-type]
-    print(f"listening on {shown_url(sock)}", flush=True)
     try:
-        closing = _closing_server_class(server, asyncio.get_running_loop())
+        closing = _closing_server_class(server, asyncio.get_running_loop(),
+                                        f"listening on {shown_url(sock)}")
         await closing(config).serve(sockets=[sock])
     finally:
         await sessions.close()
@@ -176,11 +176,12 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     return 0
 
 
-def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop) -> type[Any]:
+def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop,
+                          ready_line: str) -> type[Any]:
     """uvicorn's server that, as soon as it is told to stop, ends the SSE streams and the
     sessions (uvicorn would wait for every open response, and a stream may never end; and
     it notices a signal only at its next tick, late on a busy loop)."""
-    class ClosingServer(quiet_server_class()):  # type: ignore[misc]
+    class ClosingServer(quiet_server_class(ready_line)):  # type: ignore[misc]
         closing: asyncio.Task[None] | None = None
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
