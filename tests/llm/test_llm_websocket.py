@@ -310,9 +310,9 @@ def test_200_disconnects_mid_answer_leak_nothing(serve: Any, tmp_path: Path) -> 
 
 def _wait_idle(srv: Any, tasks: int = 0, fds: int = 0) -> None:
     """Until no answer streams and (when given) tasks and descriptors are back to a baseline:
-    closing handshakes and the clients' socket threads finish on their own time (10 s at
-    most; the assertions that follow say what did not come back)."""
-    deadline = time.monotonic() + 10
+    closing handshakes and the clients' socket threads finish on their own time (30 s at
+    most, for a loaded machine; the assertions that follow say what did not come back)."""
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         health = _health(srv)
         if not health["active_streams"] and (not tasks or (
