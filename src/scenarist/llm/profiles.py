@@ -225,8 +225,9 @@ def _claude(tool: Tool, ctx: Context) -> Call:
 
 
 def _exec(command: codex.ExecCommand) -> Call:
-    call = command.agent_call()
-    return Call(call.name, _json(call.input))
+    out = {"cmd": command.cmd, "workdir": command.workdir} if command.workdir else {
+        "cmd": command.cmd}
+    return Call(codex.EXEC_COMMAND, _json(out))
 
 
 def _codex_edit(edit: Edit, display_path: str, ctx: Context) -> Call:

@@ -31,7 +31,7 @@ registry). Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,42 +77,80 @@ _DESCRIPTION_CHARS = 60
 
 
 def tool_call(tool: Tool, path: Resolve) -> AgentCall:
-    """The call Claude Code makes for ``tool`` (``path``: scenario path → absolute)."""
-    match tool:
-        case RunCmd(cmd=cmd, cwd=cwd):
-            return AgentCall("Bash", {"command": run_cmd(cmd, cwd, path), **given(
-                timeout=tool.timeout, description=tool.description,
-                run_in_background=tool.run_in_background)})
-        case WriteFile(path=file, content=content):
-            return AgentCall("Write", {"file_path": path(file), "content": content})
-        case EditFile(path=file, old_string=old, new_string=new, replace_all=replace_all):
-            return AgentCall("Edit", {"file_path": path(file), "old_string": old,
-                                      "new_string": new, **given(replace_all=replace_all)})
-        case ReadFile(path=file, offset=offset, limit=limit):
-            return AgentCall("Read", {"file_path": path(file),
-                                      **given(offset=offset, limit=limit)})
-        case ListDir(path=where, recursive=recursive, pattern=pattern):
-            glob = ("**/" if recursive else "") + (pattern or "*")
-            return AgentCall("Glob", {"pattern": glob, "path": path(where)})
-        case Find(path=where, name_pattern=name):
-            return AgentCall("Glob", {"pattern": "**/" + (name or "*"), "path": path(where)})
-        case Sed():
-            return AgentCall("Bash", {"command": shell_command(tool, path)})
-        case Grep(path=where):
-            args = tool_args(tool)
-            return AgentCall("Grep", args if where is None else {**args, "path": path(where)})
-        case NotebookEdit(notebook_path=notebook):
-            return AgentCall("NotebookEdit", {**tool_args(tool), "notebook_path": path(notebook)})
-        case Task(prompt=prompt, description=description, subagent_type=subagent):
-            about = description or prompt.strip().split("\n", 1)[0][:_DESCRIPTION_CHARS]
-            return AgentCall("Agent", {"description": about, "prompt": prompt,
-                                       **given(subagent_type=subagent)})
-        case KillShell(shell_id=shell_id):
-            return AgentCall("TaskStop", {"task_id": shell_id})
-        case SlashCommand(command=command):
-            skill, _, rest = command.strip().lstrip("/").partition(" ")
-            return AgentCall("Skill", {"skill": skill, **given(args=rest.strip() or None)})
+    """The call Claude Code makes for ``tool`` (``path``: scenario path → absolute): its row
+    of :data:`_ROWS`, else the tool's name in :data:`NAMES` with the format's arguments."""
+    row = _ROWS.get(type(tool))
+    if row is not None:
+        return row(tool, path)
     return AgentCall(NAMES.get(type(tool), tool.name), tool_args(tool))
+
+
+def _bash(tool: RunCmd, path: Resolve) -> AgentCall:
+    return AgentCall("Bash", {"command": run_cmd(tool.cmd, tool.cwd, path), **given(
+        timeout=tool.timeout, description=tool.description,
+        run_in_background=tool.run_in_background)})
+
+
+def _write(tool: WriteFile, path: Resolve) -> AgentCall:
+    return AgentCall("Write", {"file_path": path(tool.path), "content": tool.content})
+
+
+def _edit(tool: EditFile, path: Resolve) -> AgentCall:
+    return AgentCall("Edit", {"file_path": path(tool.path), "old_string": tool.old_string,
+                              "new_string": tool.new_string,
+                              **given(replace_all=tool.replace_all)})
+
+
+def _read(tool: ReadFile, path: Resolve) -> AgentCall:
+    return AgentCall("Read", {"file_path": path(tool.path),
+                              **given(offset=tool.offset, limit=tool.limit)})
+
+
+def _list(tool: ListDir, path: Resolve) -> AgentCall:
+    glob = ("**/" if tool.recursive else "") + (tool.pattern or "*")
+    return AgentCall("Glob", {"pattern": glob, "path": path(tool.path)})
+
+
+def _find(tool: Find, path: Resolve) -> AgentCall:
+    return AgentCall("Glob", {"pattern": "**/" + (tool.name_pattern or "*"),
+                              "path": path(tool.path)})
+
+
+def _sed(tool: Sed, path: Resolve) -> AgentCall:
+    return AgentCall("Bash", {"command": shell_command(tool, path)})
+
+
+def _grep(tool: Grep, path: Resolve) -> AgentCall:
+    args = tool_args(tool)
+    return AgentCall("Grep", args if tool.path is None else {**args, "path": path(tool.path)})
+
+
+def _notebook(tool: NotebookEdit, path: Resolve) -> AgentCall:
+    return AgentCall("NotebookEdit", {**tool_args(tool),
+                                      "notebook_path": path(tool.notebook_path)})
+
+
+def _agent(tool: Task, path: Resolve) -> AgentCall:
+    about = tool.description or tool.prompt.strip().split("\n", 1)[0][:_DESCRIPTION_CHARS]
+    return AgentCall("Agent", {"description": about, "prompt": tool.prompt,
+                               **given(subagent_type=tool.subagent_type)})
+
+
+def _task_stop(tool: KillShell, path: Resolve) -> AgentCall:
+    return AgentCall("TaskStop", {"task_id": tool.shell_id})
+
+
+def _skill(tool: SlashCommand, path: Resolve) -> AgentCall:
+    skill, _, rest = tool.command.strip().lstrip("/").partition(" ")
+    return AgentCall("Skill", {"skill": skill, **given(args=rest.strip() or None)})
+
+
+#: the tools whose input Claude Code spells differently from the format (the rest: as written)
+_ROWS: Mapping[type[Any], Callable[[Any, Resolve], AgentCall]] = {
+    RunCmd: _bash, WriteFile: _write, EditFile: _edit, ReadFile: _read, ListDir: _list,
+    Find: _find, Sed: _sed, Grep: _grep, NotebookEdit: _notebook, Task: _agent,
+    KillShell: _task_stop, SlashCommand: _skill,
+}
 
 
 # -- results ---------------------------------------------------------------------------------

@@ -94,13 +94,12 @@ CodexCall = ExecCommand | ApplyPatch | WebSearchCall | McpCall
 def tool_call(tool: Tool, path: Resolve, cwd: str | None) -> CodexCall:
     """What Codex does for ``tool``; ``path`` resolves scenario paths, ``cwd`` is Codex's
     working directory (the ``workdir`` of a command that names none; None: unknown)."""
-    match tool:
-        case RunCmd(cmd=cmd, cwd=run_cwd):
-            return ExecCommand(cmd, path(run_cwd) if run_cwd not in (None, "") else cwd)
-        case WriteFile(path=file) | EditFile(path=file):
-            return ApplyPatch(file, path(file))
-        case WebSearch(query=query):
-            return WebSearchCall(query)
+    if isinstance(tool, RunCmd):
+        return ExecCommand(tool.cmd, path(tool.cwd) if tool.cwd else cwd)
+    if isinstance(tool, WriteFile | EditFile):
+        return ApplyPatch(tool.path, path(tool.path))
+    if isinstance(tool, WebSearch):
+        return WebSearchCall(tool.query)
     command = shell_command(tool, path)
     if command is not None:
         return ExecCommand(command, cwd)

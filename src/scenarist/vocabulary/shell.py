@@ -20,6 +20,8 @@ Decisions (issue 22 item 2; the two old copies disagreed):
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from scenarist.scenario.tools import Find, Grep, ListDir, ReadFile, RunCmd, Sed, Tool
 from scenarist.vocabulary import Resolve
@@ -35,34 +37,53 @@ def run_cmd(cmd: str, cwd: str | None, path: Resolve) -> str:
 def shell_command(tool: Tool, path: Resolve) -> str | None:
     """The shell command that does what ``tool`` does; None for tools a shell does not
     stand in for (file writes and edits are patches, the rest needs the outside world)."""
+    row = _COMMANDS.get(type(tool))
+    return row(tool, path) if row is not None else None
+
+
+def _run(tool: RunCmd, path: Resolve) -> str:
+    return run_cmd(tool.cmd, tool.cwd, path)
+
+
+def _read(tool: ReadFile, path: Resolve) -> str:
+    quoted = shlex.quote(path(tool.path))
+    if tool.offset or tool.limit:
+        first = tool.offset or 1
+        last = first + tool.limit - 1 if tool.limit else "$"
+        return f"sed -n '{first},{last}p' {quoted}"
+    return f"cat {quoted}"
+
+
+def _grep(tool: Grep, path: Resolve) -> str:
     q = shlex.quote
-    match tool:
-        case RunCmd(cmd=cmd, cwd=cwd):
-            return run_cmd(cmd, cwd, path)
-        case ReadFile(path=file, offset=offset, limit=limit):
-            quoted = q(path(file))
-            if offset or limit:
-                first = offset or 1
-                last = first + limit - 1 if limit else "$"
-                return f"sed -n '{first},{last}p' {quoted}"
-            return f"cat {quoted}"
-        case Grep(pattern=pattern, path=where, glob=glob, case_insensitive=insensitive):
-            cmd = "grep -rn" + ("i" if insensitive else "")
-            if glob:
-                cmd += f" --include={q(glob)}"
-            return f"{cmd} -e {q(pattern)} {q(path(where))}"
-        case ListDir(path=where, recursive=recursive, pattern=pattern):
-            quoted = q(path(where))
-            if pattern:
-                depth = "" if recursive else " -mindepth 1 -maxdepth 1"
-                return f"find {quoted}{depth} -name {q(pattern)}"
-            return f"find {quoted}" if recursive else f"ls -la {quoted}"
-        case Find(path=where, name_pattern=name, type=kind):
-            cmd = f"find {q(path(where))} -name {q(name or '*')}"
-            if kind is not None:
-                cmd += " -type " + ("f" if kind == "file" else "d")
-            return cmd
-        case Sed(expression=expression, path=file, inplace=inplace):
-            flag = "-i " if inplace else ""
-            return f"sed {flag}{q(expression)} {q(path(file))}"
-    return None
+    cmd = "grep -rn" + ("i" if tool.case_insensitive else "")
+    if tool.glob:
+        cmd += f" --include={q(tool.glob)}"
+    return f"{cmd} -e {q(tool.pattern)} {q(path(tool.path))}"
+
+
+def _list(tool: ListDir, path: Resolve) -> str:
+    quoted = shlex.quote(path(tool.path))
+    if tool.pattern:
+        depth = "" if tool.recursive else " -mindepth 1 -maxdepth 1"
+        return f"find {quoted}{depth} -name {shlex.quote(tool.pattern)}"
+    return f"find {quoted}" if tool.recursive else f"ls -la {quoted}"
+
+
+def _find(tool: Find, path: Resolve) -> str:
+    q = shlex.quote
+    cmd = f"find {q(path(tool.path))} -name {q(tool.name_pattern or '*')}"
+    if tool.type is not None:
+        cmd += " -type " + ("f" if tool.type == "file" else "d")
+    return cmd
+
+
+def _sed(tool: Sed, path: Resolve) -> str:
+    flag = "-i " if tool.inplace else ""
+    return f"sed {flag}{shlex.quote(tool.expression)} {shlex.quote(path(tool.path))}"
+
+
+#: the tools a shell command stands in for, one row each
+_COMMANDS: Mapping[type[Any], Callable[[Any, Resolve], str]] = {
+    RunCmd: _run, ReadFile: _read, Grep: _grep, ListDir: _list, Find: _find, Sed: _sed,
+}
