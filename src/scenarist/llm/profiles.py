@@ -225,9 +225,8 @@ def _claude(tool: Tool, ctx: Context) -> Call:
 
 
 def _exec(command: codex.ExecCommand) -> Call:
-    out = {"cmd": command.cmd, "workdir": command.workdir} if command.workdir else {
-        "cmd": command.cmd}
-    return Call(codex.EXEC_COMMAND, _json(out))
+    call = command.agent_call()
+    return Call(call.name, _json(call.input))
 
 
 def _codex_edit(edit: Edit, display_path: str, ctx: Context) -> Call:

@@ -19,6 +19,8 @@ files, ``web_search`` is built in; there is no read, search or list tool. Decisi
 - ``writeFile``, ``editFile`` → ``apply_patch`` on that file (the patch text needs the
   file's current text: ``llm.profiles`` builds it).
 - ``webSearch`` → Codex's own web search (``web_search_begin``/``web_search_end``).
+- with Codex's default model ("code mode") each of these calls is made from the JavaScript of
+  one ``exec`` cell (``llm.code_mode``); a cell that yields is resumed with ``wait``.
 - any other tool (``notebookEdit`` too: Codex has no notebook tool) → an MCP tool call of the same name on server :data:`MCP_SERVER` with the
   format's arguments (Codex has no such tool of its own).
 """
@@ -40,10 +42,12 @@ from scenarist.scenario.tools import (
 from scenarist.vocabulary import AgentCall, Resolve
 from scenarist.vocabulary.shell import shell_command
 
-__all__ = ["APPLY_PATCH", "EXEC_COMMAND", "MCP_SERVER", "WEB_SEARCH", "ApplyPatch", "CodexCall", "ExecCommand",
-           "McpCall", "WebSearchCall", "tool_call"]
+__all__ = ["APPLY_PATCH", "EXEC", "EXEC_COMMAND", "MCP_SERVER", "WAIT", "WEB_SEARCH",
+           "ApplyPatch", "CodexCall", "ExecCommand", "McpCall", "WebSearchCall", "tool_call"]
 
 EXEC_COMMAND = "exec_command"
+EXEC = "exec"  # code mode: the freeform tool whose JavaScript cell calls the others
+WAIT = "wait"  # code mode: the function that resumes a cell that yielded
 APPLY_PATCH = "apply_patch"
 WEB_SEARCH = "web_search"
 MCP_SERVER = "scenarist"  # the MCP server a tool Codex lacks is shown on
