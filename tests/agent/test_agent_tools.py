@@ -13,6 +13,8 @@ from scenarist.agent.compare import check_edit, check_tool, normalise
 from scenarist.agent.tools import MAX_OUTPUT, Outcome, Tools, describe, describe_edit
 from scenarist.agent.workspace import Workspace
 from scenarist.scenario import AgentEdits, AgentToolUse, load_scenario_text
+from scenarist.vocabulary import AgentCall
+from scenarist.vocabulary.codex import ApplyPatch, ExecCommand
 
 
 def events(yaml_items: str) -> list[AgentToolUse | AgentEdits]:
@@ -190,21 +192,23 @@ def test_agent_edits_make_exactly_the_declared_lines(tools: Tools, tmp_path: Pat
 def test_descriptions_for_the_formats(tools: Tools) -> None:
     root = tools.workspace.root
     bash = describe(one("  - runCmd: {cmd: ls, cwd: src, timeout: 5}"), tools.workspace)
-    assert (bash.claude_name, dict(bash.claude_input)) == (
-        "Bash", {"command": "cd src && ls", "timeout": 5})
-    assert bash.shell == "cd src && ls" and bash.compares_output and not bash.simulated
+    assert bash.claude == AgentCall("Bash", {"command": f"cd {root}/src && ls", "timeout": 5})
+    assert bash.codex == ExecCommand("ls", f"{root}/src") and bash.title == "cd src && ls"
+    assert bash.compares_output and not bash.simulated
     read = describe(one("  - readFile: {path: src/app.py, limit: 3}"), tools.workspace)
-    assert dict(read.claude_input) == {"file_path": f"{root}/src/app.py", "limit": 3}
+    assert read.claude == AgentCall("Read", {"file_path": f"{root}/src/app.py", "limit": 3})
+    assert read.codex == ExecCommand(f"sed -n '1,3p' {root}/src/app.py", root)
     write = describe(one("  - writeFile: {path: a.txt, content: x}"), tools.workspace)
-    assert write.edits == "a.txt" and write.claude_name == "Write" and not write.compares_output
+    assert write.codex == ApplyPatch("a.txt", f"{root}/a.txt") and write.claude.name == "Write"
+    assert not write.compares_output
     glob = describe(one("  - listDir: {path: src, recursive: true, pattern: '*.py'}"),
                     tools.workspace)
-    assert dict(glob.claude_input) == {"pattern": "**/*.py", "path": f"{root}/src"}
+    assert glob.claude == AgentCall("Glob", {"pattern": "**/*.py", "path": f"{root}/src"})
     web = describe(one("  - webSearch: {query: python}"), tools.workspace)
-    assert web.simulated and web.claude_name == "WebSearch" and web.title == "python"
+    assert web.simulated and web.claude.name == "WebSearch" and web.title == "python"
     (edit,) = events("  - agentEdits: {path: new.txt, linesAdded: 1}\n")
     assert isinstance(edit, AgentEdits)
-    assert describe_edit(edit, tools.workspace).claude_name == "Edit"
+    assert describe_edit(edit, tools.workspace).claude.name == "Edit"
 
 
 def test_compare_rules() -> None:

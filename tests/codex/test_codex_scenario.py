@@ -44,6 +44,11 @@ timeline:
       result: "print('hi')"
       status: ok
   - agentToolUse:
+      toolName: task
+      args:
+        prompt: "Find flaky tests"
+      result: "none"
+  - agentToolUse:
       toolName: writeFile
       args:
         path: "notes.md"
@@ -117,6 +122,8 @@ def test_every_kind_of_beat_is_mapped(mapping_file: Path) -> None:
         "exec_command_end",
         "web_search_begin",
         "web_search_end",
+        "exec_command_begin",
+        "exec_command_end",
         "mcp_tool_call_begin",
         "mcp_tool_call_end",
         "patch_apply_begin",
@@ -125,10 +132,14 @@ def test_every_kind_of_beat_is_mapped(mapping_file: Path) -> None:
         "task_complete",
     ]
     by_type = {e["type"]: e for e in result.events}
-    assert by_type["exec_command_end"]["stdout"] == "1 failed\n"
-    assert by_type["exec_command_end"]["exit_code"] == 1
+    first, read = [e for e in result.events if e["type"] == "exec_command_end"]
+    assert first["stdout"] == "1 failed\n" and first["exit_code"] == 1
+    # Codex has no read tool: a readFile is the shell command that reads the file
+    assert read["command"] == ["/bin/bash", "-lc", "cat /repo/src/app.py"]
+    assert read["stdout"] == "print('hi')\n" and read["exit_code"] == 0
     assert by_type["web_search_end"]["query"] == "pytest xfail strict"
-    assert by_type["mcp_tool_call_end"]["invocation"]["tool"] == "readFile"
+    assert by_type["mcp_tool_call_end"]["invocation"] == {
+        "server": "scenarist", "tool": "task", "arguments": {"prompt": "Find flaky tests"}}
     assert by_type["patch_apply_begin"]["changes"] == {
         "/repo/notes.md": {"type": "add", "content": "notes"}
     }

@@ -109,3 +109,37 @@ def test_agents_continue_a_multi_prompt_scenario(tmp_path: Path, agent: str) -> 
     ]
     assert all(e["status"] == 200 and e["stream"] for e in journal)
     assert report["ok"] is True and report["checked"] == 2
+
+
+def test_claude_code_runs_the_table_s_reads_searches_and_listings(tmp_path: Path) -> None:
+    """Read, then Grep/Glob as Bash: the pinned Claude Code declares neither, so the model
+    API sends the table's shell stand-ins; the command's ``cwd`` is an absolute ``cd``."""
+    work, config = dirs(tmp_path)
+    with run_server(SCENARIOS / "read_search_list.yaml", "--scenario-speed", "0.01") as srv:
+        result = claude(srv.base_url, "Look around the project", work, config)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    _all_streamed(journal, 6)
+    assert [e["calls"] for e in journal] == [["Bash"], ["Read"], ["Bash"], ["Bash"], ["Bash"], []]
+    results = [b for line in jsonl(result.stdout) if line["type"] == "user"
+               for b in line["message"]["content"] if b.get("type") == "tool_result"]
+    assert not any(b.get("is_error") for b in results)
+    assert [b["content"] for b in results[1:]] == [
+        "2\tTwo", f"{work}/src/a.txt:2:Two", f"{work}/src/deep/b.md", "2"]
+
+
+def test_codex_runs_the_table_s_reads_searches_and_listings(tmp_path: Path) -> None:
+    """Codex has no read, search or list tools: the table's shell commands, each run by the
+    real Codex in its workdir (the command's ``cwd`` as ``workdir``)."""
+    work, home = dirs(tmp_path)
+    with run_server(SCENARIOS / "read_search_list.yaml", "--scenario-speed", "0.01") as srv:
+        result = codex(srv.base_url, "Look around the project", work, home)
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    _all_streamed(journal, 6)
+    assert [e["calls"] for e in journal] == [["exec_command"]] * 5 + [[]]
+    runs = [e["item"] for e in jsonl(result.stdout) if e["type"] == "item.completed"
+            and e["item"]["type"] == "command_execution"]
+    assert all(r["exit_code"] == 0 for r in runs)
+    assert [r["aggregated_output"] for r in runs[1:]] == [
+        "Two\n", f"{work}/src/a.txt:2:Two\n", f"{work}/src/deep/b.md\n", "2\n"]

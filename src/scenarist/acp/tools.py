@@ -3,12 +3,15 @@
 ACP shows a tool call by its ``kind`` (read, edit, search, execute, ...), a title and the
 files it touches (``locations``), and an edit by its diff. This module matches on the
 format's typed tool records (:mod:`scenarist.scenario.tools`); no other module of
-``scenarist.acp`` looks at a tool's arguments.
+``scenarist.acp`` looks at a tool's arguments. ACP names no tool, so the agents' tables
+(:mod:`scenarist.vocabulary`) give only what ACP shares with them: paths are absolute
+against the session's cwd as in every table, and a ``runCmd`` runs in a client terminal
+as Codex's ``exec_command`` runs: the command as written, in its absolute ``workdir``.
+``tests/test_vocabulary_tables.py`` holds the locations and the terminal to the tables.
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,6 +37,7 @@ from scenarist.scenario.tools import (
     WebSearch,
     WriteFile,
 )
+from scenarist.vocabulary import against, codex
 
 __all__ = ["Diff", "ToolKind", "ToolView", "absolute", "describe_tool"]
 
@@ -66,7 +70,7 @@ class ToolView:
 
 def absolute(path: str, cwd: str) -> str:
     """``path`` made absolute against the session's ``cwd`` (ACP paths are absolute)."""
-    return path if posixpath.isabs(path) else posixpath.normpath(posixpath.join(cwd, path))
+    return against(cwd)(path)
 
 
 def describe_tool(use: AgentToolUse, cwd: str) -> ToolView:
@@ -75,9 +79,11 @@ def describe_tool(use: AgentToolUse, cwd: str) -> ToolView:
         return (absolute(path, cwd),) if path else ()
 
     match use.tool:
-        case RunCmd(cmd=cmd, cwd=run_cwd, description=description):
-            return ToolView("execute", description or cmd, command=cmd,
-                            command_cwd=absolute(run_cwd, cwd) if run_cwd else None)
+        case RunCmd(cmd=cmd, description=description):
+            run = codex.tool_call(use.tool, against(cwd), None)
+            assert isinstance(run, codex.ExecCommand)  # the table runs every runCmd so
+            return ToolView("execute", description or cmd, command=run.cmd,
+                            command_cwd=run.workdir)
         case ReadFile(path=path, offset=offset):
             line = offset if offset is not None and offset >= 0 else None
             return ToolView("read", f"Read {path}", at(path), line=line)

@@ -44,6 +44,8 @@ from scenarist.scenario.model import (
     ResourceLinkContent,
     TextContent,
 )
+from scenarist.vocabulary import claude_code
+from scenarist.vocabulary.codex import MCP_SERVER, ApplyPatch, ExecCommand, McpCall, WebSearchCall
 
 __all__ = [
     "FORMATS",
@@ -270,35 +272,38 @@ class CodexJsonRenderer(_JsonLines):
         self._open()
         self.emit([build.note("error", _error_text(error))])
 
-    def _command(self, call: ToolCall) -> list[str]:
-        return build.shell_argv(call.shell or call.title)
-
     def tool_started(self, call: ToolCall) -> None:
         turn = self._open()
-        if call.shell is not None and call.edits is None:
-            self.emit([build.exec_begin(turn, call.call_id, self._command(call))])
+        if isinstance(call.codex, ExecCommand):
+            self.emit([build.exec_begin(turn, call.call_id, build.shell_argv(call.codex.cmd),
+                                        cwd=call.codex.workdir)])
 
     def tool_finished(self, call: ToolCall, outcome: Outcome) -> None:
+        """The events Codex shows for the call its table makes of the tool (a command, a
+        patch, its web search, else an MCP call)."""
         turn = self._open()
-        if outcome.change is not None or (call.edits is not None and not outcome.ok):
-            change = outcome.change
-            if change is not None and change.before is None:
-                changes = {change.path: build.file_change("add", content=change.after)}
-            elif change is not None:
-                changes = {change.path: build.file_change("update", diff=change.unified_diff())}
-            else:
-                changes = {call.edits or call.title: build.file_change("update")}
-            self.emit(build.apply_patch(turn, changes, success=outcome.ok))
-        elif call.shell is not None:
-            code = outcome.exit_code if outcome.exit_code is not None else (0 if outcome.ok else 1)
-            self.emit([build.exec_end(turn, call.call_id, self._command(call),
-                                      stdout=outcome.output, stderr="", exit_code=code)])
-        elif call.name == "webSearch":
-            self.emit(build.web_search(turn, call.title))
-        else:
-            self.emit(build.mcp_call(turn, "scenarist", call.name, dict(call.claude_input),
-                                     result=outcome.output if outcome.ok else None,
-                                     error=None if outcome.ok else outcome.output))
+        match call.codex:
+            case ExecCommand(cmd=cmd, workdir=workdir):
+                code = outcome.exit_code if outcome.exit_code is not None else int(not outcome.ok)
+                self.emit([build.exec_end(turn, call.call_id, build.shell_argv(cmd),
+                                          stdout=outcome.output, stderr="", exit_code=code,
+                                          cwd=workdir)])
+            case ApplyPatch(path=path):
+                change = outcome.change
+                if change is not None and change.before is None:
+                    changes = {change.path: build.file_change("add", content=change.after)}
+                elif change is not None:
+                    changes = {change.path: build.file_change("update",
+                                                              diff=change.unified_diff())}
+                else:
+                    changes = {path: build.file_change("update")}
+                self.emit(build.apply_patch(turn, changes, success=outcome.ok))
+            case WebSearchCall(query=query):
+                self.emit(build.web_search(turn, query))
+            case McpCall(tool=tool, arguments=arguments):
+                self.emit(build.mcp_call(turn, MCP_SERVER, tool, dict(arguments),
+                                         result=outcome.output if outcome.ok else None,
+                                         error=None if outcome.ok else outcome.output))
 
     def plan(self, entries: Sequence[PlanEntry]) -> None:
         self._open()
@@ -334,11 +339,8 @@ class ClaudeJsonRenderer(_JsonLines):
 
     def begin(self, session: Session) -> None:
         self.session_id = session.session_id
-        tools = ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "NotebookEdit",
-                 "WebFetch", "WebSearch", "TodoWrite", "BashOutput", "KillShell",
-                 "ExitPlanMode", "SlashCommand"]
         self.write(claude_stream.init(session_id=self.session_id, uuid=self._uuid(),
-                                      cwd=session.workspace, tools=tools))
+                                      cwd=session.workspace, tools=claude_code.TOOL_NAMES))
 
     def _block(self, block: dict[str, Any]) -> None:
         if not self.open:
@@ -381,34 +383,19 @@ class ClaudeJsonRenderer(_JsonLines):
         self._block(claude_stream.text_block(self.last_text))
 
     def tool_started(self, call: ToolCall) -> None:
-        self._block(claude_stream.tool_use_block(_toolu(call.call_id), call.claude_name,
-                                                 call.claude_input))
+        self._block(claude_stream.tool_use_block(_toolu(call.call_id), call.claude.name,
+                                                 call.claude.input))
 
     def tool_finished(self, call: ToolCall, outcome: Outcome) -> None:
-        content = outcome.output
-        detail: dict[str, Any] | None = None
-        if call.claude_name == "Bash":
-            content = content or "(Bash completed with no output)"
-            detail = {"stdout": outcome.output, "stderr": "", "interrupted": outcome.timed_out,
-                      "isImage": False, "noOutputExpected": False}
-        elif outcome.change is not None and call.claude_name in ("Write", "Edit"):
-            change = outcome.change
-            path = str(call.claude_input.get("file_path", change.path))
-            content = (f"File created successfully at: {path}" if change.before is None
-                       else f"The file {path} has been updated successfully.")
-            detail = {"filePath": path, "originalFile": change.before, "structuredPatch": [],
-                      "userModified": False}
-            if call.claude_name == "Write":
-                detail.update(type="create" if change.before is None else "update",
-                              content=change.after)
-            else:
-                detail.update(oldString=call.claude_input.get("old_string", ""),
-                              newString=call.claude_input.get("new_string", ""),
-                              replaceAll=bool(call.claude_input.get("replace_all", False)))
-        flag = (not outcome.ok) if call.claude_name == "Bash" or not outcome.ok else None
-        self.write(claude_stream.tool_result(_toolu(call.call_id), content, is_error=flag,
+        change = outcome.change
+        result = claude_code.tool_result(
+            call.claude, outcome.output, ok=outcome.ok, timed_out=outcome.timed_out,
+            before=change.before if change is not None else None,
+            after=change.after if change is not None else None)
+        self.write(claude_stream.tool_result(_toolu(call.call_id), result.content,
+                                             is_error=result.is_error,
                                              session_id=self.session_id, uuid=self._uuid(),
-                                             timestamp=self._now(), detail=detail))
+                                             timestamp=self._now(), detail=result.detail))
         self.message_id = ""  # the next blocks are a new model response
 
     def plan(self, entries: Sequence[PlanEntry]) -> None:

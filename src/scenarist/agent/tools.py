@@ -2,9 +2,11 @@
 
 This is the only place in :mod:`scenarist.agent` that looks at tools: it matches on the
 typed records of :mod:`scenarist.scenario.tools` (``AgentToolUse.tool``, old names already
-resolved by the loader). It answers two questions for each scenario tool call: how to show it (:func:`describe`, a
-:class:`ToolCall` that the renderers encode without looking at arguments again) and what
-really happens when it runs (:meth:`Tools.run`, an :class:`Outcome`).
+resolved by the loader). It answers two questions for each scenario tool call: how to show
+it (:func:`describe`, a :class:`ToolCall` with the terminal line and the calls Claude Code
+and Codex make for it, taken from their tables in :mod:`scenarist.vocabulary`, that the
+renderers encode without looking at arguments again) and what really happens when it runs
+(:meth:`Tools.run`, an :class:`Outcome`).
 
 Real: ``runCmd`` (a process in the workspace, scrubbed environment, timeout, its process
 group killed; ``run_in_background`` keeps it running for ``bashOutput``/``killShell``),
@@ -30,7 +32,6 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,8 @@ from scenarist.scenario.tools import (
     WriteFile,
     tool_args,
 )
+from scenarist.vocabulary import AgentCall, against, claude_code, codex
+from scenarist.vocabulary.codex import CodexCall
 
 __all__ = ["FileChange", "Outcome", "ToolCall", "Tools", "describe", "describe_edit",
            "describe_file_read", "scrubbed_env"]
@@ -62,13 +65,6 @@ MAX_TIMEOUT_MS = 600_000
 MAX_OUTPUT = 4 * 1024 * 1024  # bytes of a command's output kept
 # tools whose ``result`` is their output (compared); for the others it is a description
 _OUTPUT_TOOLS = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
-_CLAUDE_NAMES = {
-    "runCmd": "Bash", "readFile": "Read", "writeFile": "Write", "editFile": "Edit",
-    "grep": "Grep", "listDir": "Glob", "find": "Glob", "sed": "Bash", "task": "Task",
-    "webFetch": "WebFetch", "webSearch": "WebSearch", "todoWrite": "TodoWrite",
-    "notebookEdit": "NotebookEdit", "exitPlanMode": "ExitPlanMode", "bashOutput": "BashOutput",
-    "killShell": "KillShell", "slashCommand": "SlashCommand",
-}
 _GREP_TYPES = {
     "py": ("*.py", "*.pyi"), "js": ("*.js", "*.mjs", "*.cjs", "*.jsx"), "ts": ("*.ts", "*.tsx"),
     "rust": ("*.rs",), "go": ("*.go",), "java": ("*.java",), "c": ("*.c", "*.h"),
@@ -111,17 +107,16 @@ def line_counts(before: str, after: str) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A scenario tool call as the renderers need it (arguments already interpreted)."""
+    """A scenario tool call as the renderers need it: a line for the terminal and the call
+    Claude Code and Codex make for it, from their tables (:mod:`scenarist.vocabulary`)."""
 
     call_id: str
     name: str  # the scenario's tool name (``runCmd``, ``agentEdits``, ...)
     title: str  # one line for the terminal
     simulated: bool
     compares_output: bool  # the scenario's ``result`` is the tool's output (else a description)
-    shell: str | None  # the shell command it amounts to (a Codex ``command_execution``)
-    edits: str | None  # the file it changes, relative to the workspace (a ``file_change``)
-    claude_name: str
-    claude_input: Mapping[str, Any]
+    claude: AgentCall  # Claude Code's call (``claude-jsonl``)
+    codex: CodexCall  # what Codex does for it (``codex-jsonl``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,68 +148,45 @@ def _not_negative(value: int | None, what: str) -> int | None:
 def describe(use: AgentToolUse, workspace: Workspace) -> ToolCall:
     """How ``use`` is shown in the terminal and encoded for Claude Code / Codex logs."""
     tool = use.tool
-    q = shlex.quote
-
-    def absolute(path: str | None) -> str:
-        value = path or "."
-        return value if value.startswith("/") else os.path.join(workspace.root, value)
-
-    shell: str | None = None
-    edits: str | None = None
-    claude: dict[str, Any] = tool_args(tool)
     match tool:
         case RunCmd(cmd=cmd, cwd=cwd):
-            shell = cmd if cwd in (None, "", ".") else f"cd {q(str(cwd))} && {cmd}"
-            claude = {"command": shell, **{k: v for k, v in claude.items()
-                                           if k in ("timeout", "description",
-                                                    "run_in_background")}}
-            title = shell
+            title = cmd if cwd in (None, "", ".") else f"cd {shlex.quote(str(cwd))} && {cmd}"
         case ReadFile(path=path) | WriteFile(path=path) | EditFile(path=path):
             title = path
-            claude = {"file_path": absolute(path),
-                      **{k: v for k, v in claude.items() if k not in ("path", "encoding")}}
-            if isinstance(tool, ReadFile):
-                shell = f"cat {q(path)}"
-            else:
-                edits = path
         case Grep(pattern=pattern, path=path):
             title = f"{pattern} in {path or '.'}"
-            shell = f"grep -rn -e {q(pattern)} {q(path or '.')}"
-        case ListDir(path=path, recursive=recursive, pattern=pattern):
+        case ListDir(path=path, pattern=pattern) | Find(path=path, name_pattern=pattern):
             title = f"{path or '.'} ({pattern or '*'})"
-            shell = f"find {q(path or '.')}" if recursive else f"ls -a {q(path or '.')}"
-            claude = {"pattern": ("**/" if recursive else "") + (pattern or "*"),
-                      "path": absolute(path)}
-        case Find(path=path, name_pattern=pattern):
-            title = f"{path or '.'} ({pattern or '*'})"
-            shell = f"find {q(path or '.')} -name {q(pattern or '*')}"
-            claude = {"pattern": "**/" + (pattern or "*"), "path": absolute(path)}
         case Sed(expression=expression, path=path, inplace=inplace):
-            shell = f"sed {'-i ' if inplace else ''}{q(expression)} {q(path or '')}"
-            title = shell
-            claude = {"command": shell}
-            edits = path if inplace else None
+            q = shlex.quote
+            title = f"sed {'-i ' if inplace else ''}{q(expression)} {q(path or '')}"
         case NotebookEdit(notebook_path=path):
-            title = edits = path
-            claude = {**claude, "notebook_path": absolute(path)}
+            title = path
         case _:
-            first = next((v for v in claude.values() if isinstance(v, str)), "")
+            first = next((v for v in tool_args(tool).values() if isinstance(v, str)), "")
             title = first.splitlines()[0] if first else ""
     return ToolCall(use.tool_call_id, tool.name, title, type(tool) not in _REAL,
-                    isinstance(tool, _OUTPUT_TOOLS), shell, edits,
-                    _CLAUDE_NAMES.get(tool.name, tool.name), claude)
+                    isinstance(tool, _OUTPUT_TOOLS), *_calls(tool, workspace))
+
+
+def _calls(tool: Tool, workspace: Workspace) -> tuple[AgentCall, CodexCall]:
+    """Claude Code's and Codex's call for ``tool`` in ``workspace`` (their working directory)."""
+    resolve = against(workspace.root)
+    return (claude_code.tool_call(tool, resolve),
+            codex.tool_call(tool, resolve, workspace.root))
 
 
 def describe_edit(edit: AgentEdits, workspace: Workspace,
                   change: FileChange | None = None) -> ToolCall:
     """``agentEdits`` as the file edit it made, in the call Claude Code would make for it: the
-    same ``Write``/``Edit`` that ``scenarist llm`` asks a real Claude Code to make."""
+    same ``Write``/``Edit`` that ``scenarist llm`` asks a real Claude Code to make; for Codex
+    an ``apply_patch`` of the file."""
     from scenarist.llm.profiles import Context, render_action
     from scenarist.llm.script import EditAction
 
-    path = edit.path if edit.path.startswith("/") else os.path.join(workspace.root, edit.path)
+    path = against(workspace.root)(edit.path)
     title = f"{edit.path} (+{edit.lines_added} -{edit.lines_removed})"
-    name, claude = "Edit", {"file_path": path}
+    claude = AgentCall("Edit", {"file_path": path})
     if change is not None:
         before = change.before
 
@@ -225,16 +197,15 @@ def describe_edit(edit: AgentEdits, workspace: Workspace,
         action = EditAction(workspace.absolute(workspace.parts(edit.path)), edit.lines_added,
                             edit.lines_removed, edit.old_text, edit.new_text)
         call = render_action(action, ctx)
-        name, claude = call.name, json.loads(call.arguments)
-    return ToolCall(edit.tool_call_id, "agentEdits", title, False, False, None, edit.path,
-                    name, claude)
+        claude = AgentCall(call.name, json.loads(call.arguments))
+    return ToolCall(edit.tool_call_id, "agentEdits", title, False, False, claude,
+                    codex.ApplyPatch(edit.path, path))
 
 
 def describe_file_read(path: str, call_id: str, workspace: Workspace) -> ToolCall:
     """One file of ``agentFileReads`` (the agent reads a client file: Claude Code ``Read``)."""
-    absolute = path if path.startswith("/") else os.path.join(workspace.root, path)
-    return ToolCall(call_id, "agentFileReads", path, False, True, f"cat {shlex.quote(path)}",
-                    None, "Read", {"file_path": absolute})
+    return ToolCall(call_id, "agentFileReads", path, False, True,
+                    *_calls(ReadFile(path=path), workspace))
 
 
 # ------------------------------------------------------------------------ running

@@ -73,13 +73,16 @@ def _duration(turn: CodexTurn, lo_ms: int, hi_ms: int) -> dict[str, int]:
     return {"secs": ms // 1000, "nanos": (ms % 1000) * 1_000_000}
 
 
-def _exec_fields(turn: CodexTurn, call_id: str, command: list[str]) -> CodexEvent:
-    """The fields every exec event about one command shares."""
+def _exec_fields(
+    turn: CodexTurn, call_id: str, command: list[str], cwd: str | None = None
+) -> CodexEvent:
+    """The fields every exec event about one command shares (``cwd``: its ``workdir``,
+    by default the turn's)."""
     return {
         "call_id": call_id,
         "turn_id": turn.turn_id,
         "command": command,
-        "cwd": turn.cwd,
+        "cwd": cwd or turn.cwd,
         "parsed_cmd": [{"type": "unknown", "cmd": _script(command)}],
         "source": "agent",
     }
@@ -96,9 +99,11 @@ def shell_argv(script: str) -> list[str]:
     return ["/bin/bash", "-lc", script]
 
 
-def exec_begin(turn: CodexTurn, call_id: str, command: list[str]) -> CodexEvent:
+def exec_begin(
+    turn: CodexTurn, call_id: str, command: list[str], *, cwd: str | None = None
+) -> CodexEvent:
     """``exec_command_begin``: a command "starts" (it is never actually run)."""
-    return {"type": "exec_command_begin", **_exec_fields(turn, call_id, command)}
+    return {"type": "exec_command_begin", **_exec_fields(turn, call_id, command, cwd)}
 
 
 def exec_output(call_id: str, stream: str, text: str) -> CodexEvent:
@@ -121,12 +126,13 @@ def exec_end(
     stderr: str,
     exit_code: int,
     status: str | None = None,
+    cwd: str | None = None,
 ) -> CodexEvent:
     """``exec_command_end`` with the captured output; status follows the exit code by default."""
     aggregated = stdout + stderr
     return {
         "type": "exec_command_end",
-        **_exec_fields(turn, call_id, command),
+        **_exec_fields(turn, call_id, command, cwd),
         "stdout": stdout,
         "stderr": stderr,
         "aggregated_output": aggregated,

@@ -2,13 +2,14 @@
 
 Imported only for ``--scenario`` (it pulls in the scenario loader: YAML, pydantic).
 Beats of the compiled timeline map to Codex events: ``think`` → reasoning,
-``assistant`` → message deltas, ``error`` → ``error``, a tool call whose record
-(:mod:`scenarist.scenario.tools`) is ``RunCmd`` → exec begin, its ``toolExecution``
-output → output deltas, its result → exec end with that output and exit code;
-``agentEdits``, ``WriteFile`` and ``EditFile`` → patch events (an edit as the unified diff
-of its old text to its new text); ``WebSearch`` → web search events; any other tool
-(``GenericTool`` or a tool declared later) → an MCP call with the format's arguments;
-``agentPlan`` → ``plan_update``. The test executor's events (``userEdits``,
+``assistant`` → message deltas, ``error`` → ``error``; a tool call becomes the events of the
+call Codex's table makes of it (:mod:`scenarist.vocabulary.codex`): a command (``runCmd``,
+and ``readFile``/``grep``/``listDir``/``find``/``sed`` as their shell commands) → exec begin,
+its ``toolExecution`` output → output deltas, its result → exec end with that output and
+exit code; ``agentEdits``, ``writeFile`` and ``editFile`` → patch events (an edit as the
+unified diff of its old text to its new text); ``webSearch`` → web search events; any
+other tool (``GenericTool`` or a tool declared later) → an MCP call with the format's
+arguments; ``agentPlan`` → ``plan_update``. The test executor's events (``userEdits``,
 ``applyPatch``, ``userCommand``, ``assert``, ...) become nothing: Codex's own patch events
 are for the agent's edits, and a harness patch is not one. The gaps between beats become
 pauses, scaled by ``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
@@ -43,7 +44,6 @@ from scenarist.scenario import (
     MergeBeat,
     ProgressBeat,
     PromptBeat,
-    RunCmd,
     ScreenshotBeat,
     SessionStartBeat,
     SetModeBeat,
@@ -56,10 +56,10 @@ from scenarist.scenario import (
     UserCancelSessionBeat,
     UserCommandBeat,
     UserEditsBeat,
-    WebSearch,
     WriteFile,
-    tool_args,
 )
+from scenarist.vocabulary import against
+from scenarist.vocabulary import codex as vocabulary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,10 +116,11 @@ def split_turns(turns: Turns) -> list[list[Beat]]:
 class _Call:
     """A tool call between its start beat and its result beat."""
 
-    __slots__ = ("command", "exit_code", "stderr", "stdout")
+    __slots__ = ("command", "cwd", "exit_code", "stderr", "stdout")
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], cwd: str | None = None) -> None:
         self.command = command
+        self.cwd = cwd
         self.stdout = ""
         self.stderr = ""
         self.exit_code: int | None = None
@@ -154,10 +155,11 @@ def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[C
             ]
         case ProgressBeat():
             return []
-        case ToolStartBeat() | ToolExecutionBeat() | ToolResultBeat():
-            if isinstance(beat.event.tool, RunCmd):
-                return _run_cmd(beat, beat.event.tool, turn, calls)
-            return _other_tool(turn, beat.event) if isinstance(beat, ToolResultBeat) else []
+        case ToolStartBeat(event=use) | ToolExecutionBeat(event=use) | ToolResultBeat(event=use):
+            call = vocabulary.tool_call(use.tool, against(turn.cwd), turn.cwd)
+            if isinstance(call, vocabulary.ExecCommand):
+                return _exec_command(beat, call, turn, calls)
+            return _other_tool(turn, use, call) if isinstance(beat, ToolResultBeat) else []
         case (PromptBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat() | SetModeBeat()
               | SetModelBeat() | UserEditsBeat() | ApplyPatchBeat() | UserCommandBeat()
               | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat() | AssertBeat()
@@ -167,17 +169,17 @@ def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[C
             assert_never(beat)
 
 
-def _run_cmd(
+def _exec_command(
     beat: ToolStartBeat | ToolExecutionBeat | ToolResultBeat,
-    tool: RunCmd,
+    command: vocabulary.ExecCommand,
     turn: CodexTurn,
     calls: dict[str, _Call],
 ) -> list[CodexEvent]:
     event = beat.event
     call_id = event.tool_call_id
     if isinstance(beat, ToolStartBeat):
-        calls[call_id] = _Call(build.shell_argv(tool.cmd))
-        return [build.exec_begin(turn, call_id, calls[call_id].command)]
+        calls[call_id] = _Call(build.shell_argv(command.cmd), command.workdir)
+        return [build.exec_begin(turn, call_id, calls[call_id].command, cwd=command.workdir)]
     call = calls.get(call_id) or calls.setdefault(call_id, _Call(build.shell_argv("")))
     if isinstance(beat, ToolExecutionBeat):
         step = beat.step
@@ -203,32 +205,42 @@ def _run_cmd(
     del calls[call_id]
     out.append(
         build.exec_end(
-            turn, call_id, call.command, stdout=call.stdout, stderr=call.stderr, exit_code=exit_code
+            turn,
+            call_id,
+            call.command,
+            stdout=call.stdout,
+            stderr=call.stderr,
+            exit_code=exit_code,
+            cwd=call.cwd,
         )
     )
     return out
 
 
-def _other_tool(turn: CodexTurn, event: AgentToolUse) -> list[CodexEvent]:
+def _other_tool(turn: CodexTurn, event: AgentToolUse, call: vocabulary.CodexCall) -> list[CodexEvent]:
     success = event.status not in _FAILED
-    match event.tool:
-        case WebSearch(query=query):
+    match call:
+        case vocabulary.WebSearchCall(query=query):
             return build.web_search(turn, query)
-        case WriteFile(path=path, content=content):
-            change = build.file_change("add", content=content)
+        case vocabulary.ApplyPatch(path=path):
+            tool = event.tool
+            if isinstance(tool, WriteFile):
+                change = build.file_change("add", content=tool.content)
+            else:
+                assert isinstance(tool, EditFile)  # the table patches only these two
+                change = build.file_change("update", diff=unified_diff(tool.old_string, tool.new_string))
             return build.apply_patch(turn, {path: change}, success=success)
-        case EditFile(path=path, old_string=old, new_string=new):
-            change = build.file_change("update", diff=unified_diff(old, new))
-            return build.apply_patch(turn, {path: change}, success=success)
-    result = as_text(event.result) if event.result is not None else f"{event.tool.name} done"
-    return build.mcp_call(
-        turn,
-        "scenario",
-        event.tool.name,
-        tool_args(event.tool),
-        result=result if success else None,
-        error=None if success else result,
-    )
+        case vocabulary.McpCall(tool=name, arguments=arguments):
+            result = as_text(event.result) if event.result is not None else f"{name} done"
+            return build.mcp_call(
+                turn,
+                vocabulary.MCP_SERVER,
+                name,
+                dict(arguments),
+                result=result if success else None,
+                error=None if success else result,
+            )
+    return []
 
 
 def _edit_change(event: AgentEdits) -> dict[str, Any]:

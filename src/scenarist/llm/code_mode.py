@@ -9,7 +9,9 @@ the request's ``tools`` list does not name them. A long cell yields
 
 These pure functions read the declarations into :class:`~.conversation.ToolDecl` records,
 spell a nested call as one ``exec`` cell, and read a cell's state from its output, so the
-rest of the server treats ``exec`` cells as the tool calls they carry.
+rest of the server treats ``exec`` cells as the tool calls they carry. The nested call a
+cell makes is Codex's, from its table (:mod:`scenarist.vocabulary.codex`, through
+``llm.profiles``).
 """
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
@@ -18,8 +20,10 @@ import json
 import re
 from typing import Any, NamedTuple, TypeGuard
 
-EXEC = "exec"  # the freeform tool that runs a cell
-WAIT = "wait"  # the function that resumes a yielded cell
+# the tool that runs a cell and the function that resumes one: Codex's names, from its table
+from scenarist.vocabulary.codex import EXEC as EXEC
+from scenarist.vocabulary.codex import WAIT as WAIT
+
 CACHED_DESCRIPTION = 256 * 1024  # longer descriptions are not kept by the parse cache
 BACKGROUND_YIELD_MS = 1000  # a command run in the background: its cell yields after this
 DECLARATION = "declare const tools: {"

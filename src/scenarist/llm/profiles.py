@@ -20,8 +20,10 @@ Claude's and Codex's calls hold only while the request declares the tool they na
 the action is fitted like a generic one, so no call ever names an undeclared tool (a
 :class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carry it).
 
-Each profile matches on the typed tool records of :mod:`scenarist.scenario.tools` (aliases
-were resolved by the loader).
+Claude Code's and Codex's names and argument shapes are their tables in
+:mod:`scenarist.vocabulary` (``claude_code``, ``codex``; shell stand-ins in ``shell``), read
+here and by every other front end; this module adds what needs the request: which tools it
+declares, the file's text an edit applies to, the fitting of generic profiles.
 
 Every action becomes exactly one call (the position logic counts on it), or, for aider, one
 block of text. Edits need the file's current text to produce a real, applicable edit; it is
@@ -43,27 +45,8 @@ from scenarist.llm.conversation import Profile, ToolDecl, code_cell
 from scenarist.llm.script import Action, EditAction, ToolAction
 from scenarist.llm.tool_choice import AUTO, ToolChoice
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
-from scenarist.scenario.tools import (
-    BashOutput,
-    EditFile,
-    ExitPlanMode,
-    Find,
-    Grep,
-    KillShell,
-    ListDir,
-    NotebookEdit,
-    ReadFile,
-    RunCmd,
-    Sed,
-    SlashCommand,
-    Task,
-    TodoWrite,
-    Tool,
-    WebFetch,
-    WebSearch,
-    WriteFile,
-    tool_args,
-)
+from scenarist.scenario.tools import EditFile, ReadFile, RunCmd, Tool, WriteFile, tool_args
+from scenarist.vocabulary import claude_code, codex, shell
 
 ReadText = Callable[[str], str | None]  # absolute path → text, None when it does not exist
 
@@ -104,11 +87,6 @@ class Context(NamedTuple):
 
 def _json(obj: Mapping[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False)
-
-
-def _given(**values: Any) -> dict[str, Any]:
-    """The optional arguments that are set (not None, not False)."""
-    return {k: v for k, v in values.items() if v is not None and v is not False}
 
 
 # --------------------------------------------------------------------------- edits
@@ -236,138 +214,47 @@ def _claude_edit(edit: Edit) -> Call:
 
 # --------------------------------------------------------------------------- Claude Code
 
-_CLAUDE_NAMES: dict[type[Any], str] = {
-    Task: "Agent",
-    WebFetch: "WebFetch",
-    WebSearch: "WebSearch",
-    TodoWrite: "TodoWrite",
-    NotebookEdit: "NotebookEdit",
-    ExitPlanMode: "ExitPlanMode",
-    BashOutput: "BashOutput",
-    KillShell: "KillShell",
-    SlashCommand: "SlashCommand",
-}
-
 
 def _claude(tool: Tool, ctx: Context) -> Call:
-    q = shlex.quote
-    match tool:
-        case RunCmd(cmd=cmd, cwd=cwd):
-            command = cmd if cwd in (None, "", ".") else f"cd {q(ctx.path(cwd))} && {cmd}"
-            out = {"command": command, **_given(timeout=tool.timeout, description=tool.description,
-                                                run_in_background=tool.run_in_background)}
-            return Call("Bash", _json(out))
-        case WriteFile(path=path, content=content):
-            return Call("Write", _json({"file_path": ctx.path(path), "content": content}))
-        case EditFile(path=path, old_string=old, new_string=new, replace_all=replace_all):
-            out = {"file_path": ctx.path(path), "old_string": old, "new_string": new,
-                   **_given(replace_all=replace_all)}
-            return Call("Edit", _json(out))
-        case ReadFile(path=path, offset=offset, limit=limit):
-            out = {"file_path": ctx.path(path), **_given(offset=offset, limit=limit)}
-            return Call("Read", _json(out))
-        case ListDir(path=path, recursive=recursive, pattern=pattern):
-            glob = pattern or ("**/*" if recursive else "*")
-            return Call("Glob", _json({"pattern": glob, "path": ctx.path(path)}))
-        case Find(path=path, name_pattern=name):
-            return Call("Glob", _json({"pattern": f"**/{name or '*'}", "path": ctx.path(path)}))
-        case Sed(expression=expression, path=path, inplace=inplace):
-            flag = "-i " if inplace else ""
-            return Call("Bash", _json({"command": f"sed {flag}{q(expression)} {q(ctx.path(path))}"}))
-        case Grep(path=path):
-            args = tool_args(tool)
-            return Call("Grep", _json(args if path is None else {**args, "path": ctx.path(path)}))
-        case NotebookEdit(notebook_path=notebook):
-            return Call("NotebookEdit", _json({**tool_args(tool), "notebook_path": ctx.path(notebook)}))
-    return Call(_CLAUDE_NAMES.get(type(tool), tool.name), _json(tool_args(tool)))
+    """Claude Code's call for ``tool``, from its one table (:mod:`scenarist.vocabulary.claude_code`)."""
+    call = claude_code.tool_call(tool, ctx.path)
+    return Call(call.name, _json(call.input))
 
 
 # --------------------------------------------------------------------------- Codex
 
 
-def _shell(cmd: str, ctx: Context, cwd: Any = None) -> Call:
-    out: dict[str, Any] = {"cmd": cmd}
-    workdir = ctx.path(cwd) if cwd not in (None, "") else ctx.cwd
-    if workdir:
-        out["workdir"] = workdir
-    return Call("exec_command", _json(out))
+def _exec(command: codex.ExecCommand) -> Call:
+    call = command.agent_call()
+    return Call(call.name, _json(call.input))
 
 
 def _codex_edit(edit: Edit, display_path: str, ctx: Context) -> Call:
-    if "apply_patch" in ctx.tools:
-        return Call("apply_patch", codex_patch(edit, display_path), "custom")
-    return _shell(heredoc_command(edit.path, edit.after), ctx)
+    if codex.APPLY_PATCH in ctx.tools:
+        return Call(codex.APPLY_PATCH, codex_patch(edit, display_path), "custom")
+    return _exec(codex.ExecCommand(heredoc_command(edit.path, edit.after), ctx.cwd))
 
 
 def shell_command(tool: Tool, ctx: Context) -> str | None:
     """The shell command that does what ``tool`` does, for tools a shell can stand in for
-    (Codex has no read/grep/list tools; a client that declares only a shell tool neither)."""
-    q = shlex.quote
-    match tool:
-        case RunCmd(cmd=cmd, cwd=cwd):
-            return cmd if cwd in (None, "", ".") else f"cd {q(ctx.path(cwd))} && {cmd}"
-        case ReadFile(path=path, offset=offset, limit=limit):
-            quoted = q(ctx.path(path))
-            if offset or limit:
-                first = offset or 1
-                last = first + limit - 1 if limit else "$"
-                return f"sed -n '{first},{last}p' {quoted}"
-            return f"cat {quoted}"
-        case Grep(pattern=pattern, path=path, glob=glob, case_insensitive=insensitive):
-            cmd = "grep -rn" + ("i" if insensitive else "")
-            if glob:
-                cmd += f" --include={q(glob)}"
-            return f"{cmd} -e {q(pattern)} {q(ctx.path(path))}"
-        case ListDir(path=path, recursive=recursive):
-            quoted = q(ctx.path(path))
-            return f"find {quoted}" if recursive else f"ls -la {quoted}"
-        case Find(path=path, name_pattern=name, type=kind):
-            cmd = f"find {q(ctx.path(path))} -name {q(name or '*')}"
-            if kind is not None:
-                cmd += " -type " + ("f" if kind == "file" else "d")
-            return cmd
-        case Sed(expression=expression, path=path, inplace=inplace):
-            flag = "-i " if inplace else ""
-            return f"sed {flag}{q(expression)} {q(ctx.path(path))}"
-    return None
-
-
-def _codex_write(tool: WriteFile, ctx: Context) -> Call:
-    absolute = ctx.path(tool.path)
-    return _codex_edit(Edit(absolute, ctx.read_text(absolute), tool.content), tool.path, ctx)
-
-
-def _codex_edit_file(tool: EditFile, ctx: Context) -> Call:
-    absolute = ctx.path(tool.path)
-    before = ctx.read_text(absolute)
-    return _codex_edit(Edit(absolute, before, edited(tool, before)), tool.path, ctx)
-
-
-def _codex_shell(tool: Tool, ctx: Context) -> Call:
-    command = shell_command(tool, ctx)
-    assert command is not None  # the table lists only tools a shell stands in for
-    return _shell(command, ctx)
-
-
-#: Codex's vocabulary, one row per scenario tool: commands through ``exec_command``, file
-#: changes through ``apply_patch`` (a here-document when it is not declared), reads, searches
-#: and listings as shell commands; any other tool is called by its own name. In code mode
-#: each call is the JavaScript of one ``exec`` cell (:func:`_code_cell`).
-_CODEX: dict[type[Any], Callable[[Any, Context], Call]] = {
-    RunCmd: lambda tool, ctx: _shell(tool.cmd, ctx, tool.cwd),
-    WriteFile: _codex_write,
-    EditFile: _codex_edit_file,
-    ReadFile: _codex_shell,
-    Grep: _codex_shell,
-    ListDir: _codex_shell,
-    Find: _codex_shell,
-    Sed: _codex_shell,
-}
+    (:mod:`scenarist.vocabulary.shell`; a client that declares only a shell tool gets it)."""
+    return shell.shell_command(tool, ctx.path)
 
 
 def _codex(tool: Tool, ctx: Context) -> Call:
-    row = _CODEX.get(type(tool))
-    return row(tool, ctx) if row is not None else Call(tool.name, _json(tool_args(tool)))
+    """Codex's call for ``tool``, from its one table (:mod:`scenarist.vocabulary.codex`); file
+    changes become the ``apply_patch`` of the file as it is (a here-document when the request
+    does not declare it). In code mode each call is the JavaScript of one ``exec`` cell
+    (:func:`_code_cell`)."""
+    match codex.tool_call(tool, ctx.path, ctx.cwd):
+        case codex.ExecCommand() as command:
+            return _exec(command)
+        case codex.ApplyPatch(path=display, absolute=absolute):
+            before = ctx.read_text(absolute)
+            after = tool.content if isinstance(tool, WriteFile) else (
+                edited(tool, before) if isinstance(tool, EditFile) else before or "")
+            return _codex_edit(Edit(absolute, before, after), display, ctx)
+    return Call(tool.name, _json(tool_args(tool)))  # web search (built in), MCP-style calls
 
 
 def _code_cell(action: Action, cell: ToolDecl, ctx: Context) -> Call:

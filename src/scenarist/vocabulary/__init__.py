@@ -1,0 +1,58 @@
+"""Agent vocabularies: one table per agent, mapping the format's tool records to its calls.
+
+A scenario says *what* the agent does with the typed records of
+:mod:`scenarist.scenario.tools` (``RunCmd``, ``ReadFile``, ..., ``GenericTool``). Each agent
+spells that differently: Claude Code calls ``Bash {command}``, Codex ``exec_command {cmd,
+workdir}``. That spelling lives in exactly one module per agent, and every front end that
+imitates the agent or answers it reads that module: the model API (``llm.profiles``,
+``llm.code_mode``), the mock agent (``agent.tools`` → its ``claude-jsonl`` and
+``codex-jsonl`` output), the ACP agent (``acp.tools``) and ``fake-codex``
+(``codex.play_scenario``). ``tests/test_vocabulary_tables.py`` renders every tool through
+every front end and compares the result with the table.
+
+The form of a table module (copy it for the next agent, Gemini CLI):
+
+- a module docstring that records each decision and the fact it rests on (the captured
+  requests in ``tests/data/real-agent-requests``, the pinned CLIs in ``tests/node``);
+- ``tool_call(tool, path) -> ...``: a pure function from one tool record to the agent's
+  call; ``path`` (a :data:`Resolve`) turns a scenario path into the one the agent writes;
+- the call's record types and, where a front end shows results, the result's shape;
+- later, the inverse (``scenario_tool(name, input) -> Tool``) for reading a recorded
+  session back into scenario actions, next to ``tool_call`` in the same module.
+
+:mod:`.shell` is not a table: it is the POSIX shell command that does what a tool does,
+for agents (and clients) whose only tool for it is a shell.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["AgentCall", "Resolve", "against", "given"]
+
+#: a scenario path (None: the working directory) → the path the agent writes in a call
+Resolve = Callable[[str | None], str]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCall:
+    """One tool call in an agent's vocabulary: its tool name and JSON input."""
+
+    name: str
+    input: Mapping[str, Any]
+
+
+def against(cwd: str) -> Resolve:
+    """Paths made absolute against ``cwd`` (the agent's working directory), normalised."""
+    def resolve(path: str | None) -> str:
+        text = path or "."
+        return posixpath.normpath(text if text.startswith("/") else posixpath.join(cwd, text))
+    return resolve
+
+
+def given(**values: Any) -> dict[str, Any]:
+    """The optional arguments that are set (not None, not False): agents leave out the rest."""
+    return {k: v for k, v in values.items() if v is not None and v is not False}

@@ -1,0 +1,89 @@
+"""A scenario tool as the shell command that does the same, for shell-only vocabularies.
+
+Codex has no read, search or list tools: it runs ``cat``, ``grep`` and ``ls`` through
+``exec_command``. Claude Code runs ``sed`` through ``Bash``. A client that declares only a
+shell tool gets the same commands (``llm.profiles`` fitting). Paths are the agent's
+(:data:`~scenarist.vocabulary.Resolve`: absolute against its working directory).
+
+Decisions (issue 22 item 2; the two old copies disagreed):
+
+- ``runCmd`` with a ``cwd``: ``cd <absolute> && cmd``. Claude Code's Bash keeps its working
+  directory between calls and its prompt asks for absolute paths, so a relative ``cd``
+  would compound.
+- ``listDir``: ``ls -la`` (the listing a coding agent asks for: hidden files, kinds);
+  recursive: ``find``. A ``pattern`` filters entry names at any level (``find -name``),
+  as the mock agent applies it.
+- ``grep``: ``grep -rn``, honouring ``-i`` and ``glob`` (``--include``) like Claude Code's
+  Grep honours them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from scenarist.scenario.tools import Find, Grep, ListDir, ReadFile, RunCmd, Sed, Tool
+from scenarist.vocabulary import Resolve
+
+__all__ = ["run_cmd", "shell_command"]
+
+
+def run_cmd(cmd: str, cwd: str | None, path: Resolve) -> str:
+    """``cmd`` run in ``cwd`` (the agent's own directory when None, empty or ``.``)."""
+    return cmd if cwd in (None, "", ".") else f"cd {shlex.quote(path(cwd))} && {cmd}"
+
+
+def shell_command(tool: Tool, path: Resolve) -> str | None:
+    """The shell command that does what ``tool`` does; None for tools a shell does not
+    stand in for (file writes and edits are patches, the rest needs the outside world)."""
+    row = _COMMANDS.get(type(tool))
+    return row(tool, path) if row is not None else None
+
+
+def _run(tool: RunCmd, path: Resolve) -> str:
+    return run_cmd(tool.cmd, tool.cwd, path)
+
+
+def _read(tool: ReadFile, path: Resolve) -> str:
+    quoted = shlex.quote(path(tool.path))
+    if tool.offset or tool.limit:
+        first = tool.offset or 1
+        last = first + tool.limit - 1 if tool.limit else "$"
+        return f"sed -n '{first},{last}p' {quoted}"
+    return f"cat {quoted}"
+
+
+def _grep(tool: Grep, path: Resolve) -> str:
+    q = shlex.quote
+    cmd = "grep -rn" + ("i" if tool.case_insensitive else "")
+    if tool.glob:
+        cmd += f" --include={q(tool.glob)}"
+    return f"{cmd} -e {q(tool.pattern)} {q(path(tool.path))}"
+
+
+def _list(tool: ListDir, path: Resolve) -> str:
+    quoted = shlex.quote(path(tool.path))
+    if tool.pattern:
+        depth = "" if tool.recursive else " -mindepth 1 -maxdepth 1"
+        return f"find {quoted}{depth} -name {shlex.quote(tool.pattern)}"
+    return f"find {quoted}" if tool.recursive else f"ls -la {quoted}"
+
+
+def _find(tool: Find, path: Resolve) -> str:
+    q = shlex.quote
+    cmd = f"find {q(path(tool.path))} -name {q(tool.name_pattern or '*')}"
+    if tool.type is not None:
+        cmd += " -type " + ("f" if tool.type == "file" else "d")
+    return cmd
+
+
+def _sed(tool: Sed, path: Resolve) -> str:
+    flag = "-i " if tool.inplace else ""
+    return f"sed {flag}{shlex.quote(tool.expression)} {shlex.quote(path(tool.path))}"
+
+
+#: the tools a shell command stands in for, one row each
+_COMMANDS: Mapping[type[Any], Callable[[Any, Resolve], str]] = {
+    RunCmd: _run, ReadFile: _read, Grep: _grep, ListDir: _list, Find: _find, Sed: _sed,
+}
