@@ -166,6 +166,7 @@ class _Stream:
         self.seq = 0
         self.open: TextPart | ReasoningPart | None = None
         self.open_index = -1
+        self.open_iid = ""  # the open item's id, made once: every text delta repeats it
         self.calls: dict[str, tuple[int, ToolCallPart]] = {}
         self.closed_calls: set[str] = set()
 
@@ -240,13 +241,14 @@ class _Stream:
     @property
     def open_id(self) -> str:
         assert self.open is not None
-        return item_id(self.rid, self.open, self.open_index)
+        return self.open_iid
 
     def open_part(self, at: int, content_part: bool) -> Iterator[Frame]:
         turn = self.builder.turn
         part = turn.parts[-1]
         assert isinstance(part, TextPart | ReasoningPart)
         self.open, self.open_index = part, len(turn.parts) - 1
+        self.open_iid = item_id(self.rid, part, self.open_index)
         yield self.frame("response.output_item.added", at, output_index=self.open_index,
                          item=item_body(self.rid, part, self.open_index, done=False))
         if content_part:
