@@ -302,10 +302,11 @@ def test_stopping_the_agent_stops_every_tool_process(tmp_path: Path, signum: int
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        while not ((work / "fg.pid").exists() and (work / "bg.pid").exists()):
+        # the shell creates a pid file (its redirection) before `echo` writes the pid into it
+        while not all(_written_pid(work / f"{n}.pid") for n in ("fg", "bg")):
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.05)
-        children = [int((work / f"{n}.pid").read_text()) for n in ("fg", "bg")]
+        children = [pid for n in ("fg", "bg") if (pid := _written_pid(work / f"{n}.pid"))]
         assert all(running(pid) for pid in children)
         os.killpg(proc.pid, signum)  # what a test executor does to the agent's group
         proc.communicate(timeout=60)
@@ -313,6 +314,15 @@ def test_stopping_the_agent_stops_every_tool_process(tmp_path: Path, signum: int
         stop_group(proc)
     assert proc.returncode == 128 + signum
     assert all(gone(pid) for pid in children)
+
+
+def _written_pid(path: Path) -> int | None:
+    """The pid in ``path`` once a whole line is written, else ``None``."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    return int(text) if text.endswith("\n") else None
 
 
 def test_nothing_a_command_started_outlives_the_agent(tmp_path: Path, daemons: Daemons) -> None:
