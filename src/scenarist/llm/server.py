@@ -50,6 +50,7 @@ from scenarist.llm.script import Script
 from scenarist.llm.selection import RequestSelectionError, Selector
 from scenarist.llm.workspace import OutsideWorkspace
 from scenarist.play import Clock, RealClock, Schedule
+from scenarist.wire.events import CREATED, CREATED_AT
 
 DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 CHECK_BODY_LIMIT = 64 * 1024  # POST /_scenarist/check takes two short strings
@@ -187,18 +188,7 @@ class MockModelServer:
         )
 
     async def _models(self, request: Request) -> Response:
-        data = [
-            {
-                "id": m,
-                "object": "model",
-                "created": 1_700_000_000,
-                "owned_by": "scenarist",
-                "type": "model",
-                "display_name": m,
-                "created_at": "2023-11-14T22:13:20Z",
-            }
-            for m in ("mock-model",)
-        ]
+        data = [_model_entry("mock-model")]
         return JSONResponse(
             {
                 "object": "list",
@@ -210,18 +200,7 @@ class MockModelServer:
         )
 
     async def _model_info(self, request: Request) -> Response:
-        model = request.path_params["model"]
-        return JSONResponse(
-            {
-                "id": model,
-                "object": "model",
-                "created": 1_700_000_000,
-                "owned_by": "scenarist",
-                "type": "model",
-                "display_name": model,
-                "created_at": "2023-11-14T22:13:20Z",
-            }
-        )
+        return JSONResponse(_model_entry(request.path_params["model"]))
 
     async def _response(self, request: Request) -> Response:
         """``GET /v1/responses/{id}``: re-rendered from the id (see continuation)."""
@@ -518,3 +497,10 @@ def read_request_count(raw: bytes) -> Conversation:
 def _plain_error(status: int, message: str) -> Response:
     """An error of the server's own endpoints (not a model API): ``{"error": {...}}``."""
     return JSONResponse({"error": {"status": status, "message": message}}, status_code=status)
+
+
+def _model_entry(model: str) -> dict[str, Any]:
+    """A model as both ``/v1/models`` dialects list it (OpenAI's ``created``, Anthropic's
+    ``created_at``/``display_name``), at the fixed time of every answer."""
+    return {"id": model, "object": "model", "created": CREATED, "owned_by": "scenarist",
+            "type": "model", "display_name": model, "created_at": CREATED_AT}

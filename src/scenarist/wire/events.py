@@ -28,6 +28,8 @@ DEFAULT_MODEL = "mock-model"
 CREATED = 1_700_000_000
 """The fixed ``created``/``created_at`` time (2023-11-14T22:13:20Z) of every encoded answer and
 listed model when no time is passed, so output is deterministic (servers pass the time)."""
+CREATED_AT = "2023-11-14T22:13:20Z"
+""":data:`CREATED` as the RFC 3339 text Anthropic's model list carries."""
 
 
 @dataclass(frozen=True, slots=True)
