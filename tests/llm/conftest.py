@@ -35,7 +35,7 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import protocol_settings
+        from scenarist.llm.cli import WEBSOCKET_SETTINGS
         from scenarist.serving import bind
 
         self.server = server
@@ -48,7 +48,7 @@ class Served:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=1,
-            **protocol_settings(server),
+            **WEBSOCKET_SETTINGS,
         )
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(

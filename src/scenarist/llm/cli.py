@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the server (Starlette) is imported only when it serves
-    from scenarist.llm.server import MockModelServer
+    pass
 
 from scenarist.llm.script import Script
 from scenarist.scenario.cli_parser import (
@@ -202,14 +202,6 @@ def _start(args: argparse.Namespace) -> int:
 WEBSOCKET_SETTINGS: dict[str, Any] = {"ws": "websockets-sansio", "ws_per_message_deflate": False}
 
 
-def protocol_settings(server: MockModelServer) -> dict[str, Any]:
-    """uvicorn's protocols for ``server``: HTTP with the lean path for ``POST /v1/*``
-    (:mod:`scenarist.llm.lean_http`; h11 without httptools) and the WebSocket settings."""
-    from scenarist.llm.lean_http import lean_protocol
-
-    return {"http": lean_protocol(server) or "h11", **WEBSOCKET_SETTINGS}
-
-
 def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -236,7 +228,8 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         timeout_graceful_shutdown=2,
         proxy_headers=False,
         ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
-        **protocol_settings(server),
+        http=_best("httptools", "h11"),
+        **WEBSOCKET_SETTINGS,
     )
     quiet_server_class(f"listening on {shown_url(sock)}")(config).run(sockets=[sock])
     return 0

@@ -1,17 +1,14 @@
 """What the model API sends back, once answered: :class:`Ready` (all due now) or an ASGI
 callable that paces it (:class:`PacedStream`, :class:`LateBody`).
 
-``llm.server`` decides which; ASGI sends either, and the lean HTTP path
-(:mod:`scenarist.llm.lean_http`) writes a :class:`Ready` as one transport write.
+``llm.server`` decides which; ASGI sends either.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from http import HTTPStatus
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -36,9 +33,8 @@ class Streams:
 
 @dataclass(frozen=True, slots=True)
 class Ready:
-    """An answer all due now: status, headers and the whole body. It goes out as one
-    ASGI response, or on the lean path as one transport write (``stream``: an SSE body,
-    sent chunked like any stream)."""
+    """An answer all due now: status, headers and the whole body, sent as one ASGI
+    response (``stream``: an SSE body, sent chunked like any stream)."""
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]
@@ -54,27 +50,6 @@ class Ready:
             headers.append((b"content-length", str(len(self.body)).encode()))
         await send({"type": "http.response.start", "status": self.status, "headers": headers})
         await send({"type": "http.response.body", "body": self.body, "more_body": False})
-
-    def wire(self, default_headers: Sequence[tuple[bytes, bytes]], keep_alive: bool) -> bytes:
-        """The HTTP/1.1 bytes of this answer (what uvicorn would write for it)."""
-        lines = [STATUS_LINES.get(self.status) or b"HTTP/1.1 %d \r\n" % self.status]
-        lines += [name + b": " + value + b"\r\n" for name, value in default_headers]
-        lines += [name + b": " + value + b"\r\n" for name, value in self.headers]
-        if not keep_alive:
-            lines.append(b"connection: close\r\n")
-        if self.stream:
-            lines.append(b"transfer-encoding: chunked\r\n\r\n")
-            if self.body:
-                lines += [b"%x\r\n" % len(self.body), self.body, b"\r\n"]
-            lines.append(b"0\r\n\r\n")
-        else:
-            lines += [b"content-length: %d\r\n\r\n" % len(self.body), self.body]
-        return b"".join(lines)
-
-
-STATUS_LINES = {
-    int(code): b"HTTP/1.1 %d %s\r\n" % (code, code.phrase.encode()) for code in HTTPStatus
-}
 
 
 class LateBody:

@@ -372,13 +372,6 @@ class MockModelServer:
                          stream=True)
         return PacedStream(encoded.batches, schedule, entry, self.journal, self.streams)
 
-    def answer_now(self, api: Api, headers: Mapping[str, str], path: str, query: str,
-                   raw: bytes) -> Ready | ASGIApp:
-        """The lean HTTP path's answer (:mod:`scenarist.llm.lean_http`): a body of at most
-        :data:`OFF_LOOP_BYTES`, answered on the loop without a task."""
-        entry = self._open_entry(api, path, query, {})
-        return self.reply(api, entry, self._answer_here(entry, api, headers, raw))
-
     async def answer_request(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
         **noted: Any,
