@@ -48,6 +48,7 @@ class Launch:
     cwd: Path
     description: str
     turns_served: Callable[[], int] | None = None  # mode 2: model turns the server answered
+    model_requests: Callable[[], int] | None = None  # mode 2: model requests it has received
 
 
 def base_env(home: Path, profile: TerminalProfile) -> dict[str, str]:
@@ -143,9 +144,12 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
                     workspace=workspace.resolve()) as server:
         url = server.base_url
 
+        def model_entries() -> list[dict[str, object]]:
+            return [e for e in server.journal() if str(e.get("path", "")).startswith("/v1/")]
+
         def served() -> int:
-            turns = [e.get("turn", -1) for e in server.journal()
-                     if str(e.get("path", "")).startswith("/v1/") and e.get("status") == 200]
+            turns = [int(str(e.get("turn", -1))) for e in model_entries()
+                     if e.get("status") == 200]
             return max(turns, default=-1) + 1
 
         llm_env = {"SCENARIST_LLM_URL": url, "OPENAI_BASE_URL": f"{url}/v1",
@@ -159,7 +163,9 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
         else:
             how = _claude(url, workspace, home, {**env, **extra}, agent_bin)
         try:
-            yield dataclasses.replace(how, turns_served=served)
+            # only the agent CLIs are known to ask the model on Enter (see play._submit)
+            yield dataclasses.replace(how, turns_served=served, model_requests=None if (
+                program is not None) else lambda: len(model_entries()))
         finally:
             if logs is not None:
                 keep_server_logs(server, logs)

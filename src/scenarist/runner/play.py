@@ -109,6 +109,9 @@ _AGENT_TYPING_MS = 20.0  # real agents' TUIs take faster typing for a paste
 #: Enter this long after the typing at the earliest: a real TUI that took the typing for a
 #: paste reads Enter as a newline for a while (Codex: 120 ms), and the prompt is never sent
 _AGENT_SUBMIT_AFTER_MS = 250.0
+#: how long a real agent may take to ask the model after Enter before Enter is pressed again
+_AGENT_ASKS_WITHIN_MS = 3000.0
+_AGENT_SUBMIT_TRIES = 3
 _SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
 _PROGRESS_POLL_MS = 10.0  # how often the mock agent's progress file is looked at in a wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -566,11 +569,34 @@ class _Run:
             self._settled("the typed prompt")
             if self.options.agent != "mock":  # and a real agent's TUI for a while after
                 self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
-            self.terminal.send(keys.data[-1:])
+                self._submit(keys.data[-1:])
+            else:
+                self.terminal.send(keys.data[-1:])
         else:
             self._type(keys.data)
         how = "typed and submitted" if keys.prompt else "typed"
         return stamp.result(entry.text, "passed", how)
+
+    def _submit(self, enter: bytes) -> None:
+        """Press Enter on a real agent's prompt until the model server sees a request.
+
+        A TUI that read the typed keys late (a loaded machine) may still take them for a
+        paste when Enter arrives, and keep it as a newline: the prompt then sits in the
+        composer and nothing is asked (seen in CI with Codex). Enter is pressed again, up to
+        :data:`_AGENT_SUBMIT_TRIES` times, each after :data:`_AGENT_ASKS_WITHIN_MS` without a
+        new model request; a prompt that needs no model request costs that wait, once."""
+        assert self.terminal is not None
+        requests = self.launch.model_requests if self.launch else None
+        before = requests() if requests is not None else 0
+        for _ in range(_AGENT_SUBMIT_TRIES):
+            self.terminal.send(enter)
+            if requests is None:
+                return
+            deadline = self.terminal.clock.now_ms() + _AGENT_ASKS_WITHIN_MS
+            while self.terminal.clock.now_ms() < deadline:
+                if requests() > before or self.terminal.poll_exit() is not None:
+                    return
+                self.terminal.pump_until(self.terminal.clock.now_ms() + 50.0)
 
     def _type(self, data: bytes) -> None:
         """Send ``data`` at once, or one character every ``typing_ms`` (on the play clock),
