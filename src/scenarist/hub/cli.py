@@ -83,8 +83,11 @@ def main(argv: list[str]) -> int:
         print(f"scenarist hub: warning: listening on {args.host}, not loopback: anyone who can "
               "reach it and has the token can run the configured agents", file=sys.stderr)
 
+    # The line is made now: a stop that comes at once may close the socket before it is printed.
+    ready_line = f"hub on {shown_url(sock)}/?token={config.token}"
+
     def started() -> None:
-        print(f"hub on {shown_url(sock)}/?token={config.token}", flush=True)
+        print(ready_line, flush=True)
 
     try:
         with event_loop_runner() as runner:
