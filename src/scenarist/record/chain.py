@@ -48,6 +48,11 @@ class Chain:
         return self.exchanges[-1].history
 
     @property
+    def cwd(self) -> str | None:
+        """The working directory the agent reported (the workspace of the recording)."""
+        return next((e.history.cwd for e in self.exchanges if e.history.cwd), None)
+
+    @property
     def test_id(self) -> str | None:
         return next((e.test_id for e in self.exchanges if e.test_id), None)
 

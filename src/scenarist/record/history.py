@@ -14,13 +14,13 @@ Items of unknown kinds are skipped; only a body that is not a JSON object is ref
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
 
-from scenarist.llm.conversation import strip_wrappers
+from scenarist.llm.conversation import find_cwd, strip_wrappers
 
 Api = Literal["chat", "responses", "messages"]
 
@@ -77,6 +77,7 @@ class History:
     tools: tuple[str, ...]
     items: tuple[Item, ...]
     stream: bool = False
+    cwd: str | None = None  # the working directory the agent reports (Codex, Claude Code)
 
     @property
     def prompts(self) -> tuple[str, ...]:
@@ -107,9 +108,10 @@ def read_history(api: Api, raw: bytes) -> History:
     if not isinstance(body, dict):
         raise UnreadableRequest("request body is not a JSON object")
     reader = {"chat": _chat, "responses": _responses, "messages": _messages}[api]
-    system, items = reader(body)
+    typed: list[str] = []  # the user messages' texts as sent (where agents report their cwd)
+    system, items = reader(body, typed)
     return History(api, "\n".join(system), _tool_names(body.get("tools")), tuple(items),
-                   stream=body.get("stream") is True)
+                   stream=body.get("stream") is True, cwd=find_cwd([*system, *typed]))
 
 
 def decode_arguments(text: str) -> Any:
@@ -138,7 +140,8 @@ def _texts(content: Any, kinds: Sequence[str] = ("text", "input_text", "output_t
             and isinstance(p.get("text"), str)] if isinstance(content, list) else []
 
 
-def _prompt(texts: Iterable[str]) -> Iterator[Prompt]:
+def _prompt(texts: Sequence[str], sent: list[str]) -> Iterator[Prompt]:
+    sent.extend(texts)
     typed = [s for s in (strip_wrappers(t) for t in texts) if s]
     if typed:
         yield Prompt("\n".join(typed))
@@ -156,7 +159,7 @@ def _output_text(output: Any) -> str:
 # --------------------------------------------------------------------------- Chat
 
 
-def _chat(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
+def _chat(body: Mapping[str, Any], sent: list[str]) -> tuple[list[str], list[Item]]:
     system: list[str] = []
     items: list[Item] = []
     for msg in body.get("messages") or ():
@@ -166,7 +169,7 @@ def _chat(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
         if role in ("system", "developer"):
             system.extend(_texts(content))
         elif role == "user":
-            items.extend(_prompt(_texts(content)))
+            items.extend(_prompt(_texts(content), sent))
         elif role == "assistant":
             items.extend(Said(t) for t in _texts(content) if t)
             for tc in msg.get("tool_calls") or ():
@@ -185,7 +188,7 @@ _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
-def _responses(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
+def _responses(body: Mapping[str, Any], sent: list[str]) -> tuple[list[str], list[Item]]:
     instructions = body.get("instructions")
     system = [instructions] if isinstance(instructions, str) else []
     raw = body.get("input")
@@ -198,7 +201,7 @@ def _responses(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
         if kind == "message":
             role, texts = entry.get("role"), _texts(entry.get("content"))
             if role == "user":
-                items.extend(_prompt(texts))
+                items.extend(_prompt(texts, sent))
             elif role == "assistant":
                 items.extend(Said(t) for t in texts if t)
             else:
@@ -217,7 +220,7 @@ def _responses(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
 # --------------------------------------------------------------------------- Messages
 
 
-def _messages(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
+def _messages(body: Mapping[str, Any], sent: list[str]) -> tuple[list[str], list[Item]]:
     system = _texts(body.get("system"))
     items: list[Item] = []
     for msg in body.get("messages") or ():
@@ -232,7 +235,7 @@ def _messages(body: Mapping[str, Any]) -> tuple[list[str], list[Item]]:
             items.extend(Outcome(str(b.get("tool_use_id", "")), _output_text(b.get("content")),
                                  b.get("is_error") is True) for b in results)
             if not results:
-                items.extend(_prompt(_texts(content)))
+                items.extend(_prompt(_texts(content), sent))
         elif role == "assistant":
             items.extend(_assistant_blocks(content))
     return system, items

@@ -80,9 +80,14 @@ class RecordingProxy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             await self.forward(scope, receive, send)
+        elif scope["type"] == "websocket" and scope["path"] == "/v1/responses":
+            from scenarist.record.socket import relay_socket  # only when a client upgrades
+
+            self.seq += 1
+            await relay_socket(self, scope, receive, send, f"socket {self.seq} (/v1/responses)")
         elif scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008,
-                        "reason": "scenarist record relays HTTP only; use the HTTP Responses API"})
+                        "reason": f"no WebSocket on {scope['path']}; only /v1/responses"})
 
     async def forward(self, scope: Scope, receive: Receive, send: Send,
                       body: bytes | None = None) -> None:
