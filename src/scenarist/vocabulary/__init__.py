@@ -29,12 +29,15 @@ for agents (and clients) whose only tool for it is a shell.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["AgentCall", "Resolve", "against", "given", "relative"]
+__all__ = ["AgentCall", "Resolve", "against", "given", "relative", "relative_paths"]
+
+T = TypeVar("T")
 
 #: a scenario path (None: the working directory) → the path the agent writes in a call
 Resolve = Callable[[str | None], str]
@@ -70,6 +73,14 @@ def relative(cwd: str | None) -> Callable[[str], str]:
         return posixpath.relpath(norm, root) if norm.startswith(root.rstrip("/") + "/") \
             else path
     return unresolve
+
+
+def relative_paths(tool: T, rel: Callable[[str], str]) -> T:
+    """A tool record with its ``path`` (and a command's ``cwd``) passed through ``rel``
+    (:func:`relative`); the record itself when it has neither."""
+    changes = {key: rel(value) for key in ("path", "cwd")
+               if isinstance(value := getattr(tool, key, None), str)}
+    return dataclasses.replace(tool, **changes) if changes else tool  # type: ignore[type-var]
 
 
 def given(**values: Any) -> dict[str, Any]:

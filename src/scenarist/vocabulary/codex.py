@@ -30,7 +30,6 @@ files, ``web_search`` is built in; there is no read, search or list tool. Decisi
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import shlex
 from collections.abc import Callable, Mapping
@@ -47,7 +46,7 @@ from scenarist.scenario.tools import (
     tool_args,
     tool_from_args,
 )
-from scenarist.vocabulary import AgentCall, Resolve, relative
+from scenarist.vocabulary import AgentCall, Resolve, relative, relative_paths
 from scenarist.vocabulary.code_cell import nested_calls
 from scenarist.vocabulary.patch import patch_tools
 from scenarist.vocabulary.shell import shell_command, shell_tool
@@ -159,7 +158,7 @@ def _read_call(name: str, input: Mapping[str, Any] | str, cwd: str | None,
     if name == APPLY_PATCH:
         text = input if isinstance(input, str) else input.get("input", input.get("patch"))
         tools = patch_tools(text) if isinstance(text, str) else None
-        return tuple(_relative_paths(t, rel) for t in tools) if tools else None
+        return tuple(relative_paths(t, rel) for t in tools) if tools else None
     if name == EXEC and isinstance(input, str):
         return _read_cell(input, cwd, rel)
     if isinstance(input, str):
@@ -180,7 +179,7 @@ def _command(input: Mapping[str, Any], cwd: str | None, rel: Callable[[str], str
     if not isinstance(cmd, str):
         raise ValueError("no command")
     workdir = input.get("workdir")
-    tool = _relative_paths(shell_tool(cmd), rel)
+    tool = relative_paths(shell_tool(cmd), rel)
     if isinstance(workdir, str) and workdir and (cwd is None or
                                                 posixpath.normpath(workdir) != cwd):
         if isinstance(tool, RunCmd) and tool.cwd is None:
@@ -188,16 +187,6 @@ def _command(input: Mapping[str, Any], cwd: str | None, rel: Callable[[str], str
         if not isinstance(tool, RunCmd):
             return RunCmd(cmd, cwd=rel(workdir))
     return tool
-
-
-def _relative_paths(tool: Tool, rel: Callable[[str], str]) -> Tool:
-    """``tool`` with its paths (and a command's ``cwd``) made relative to the agent's cwd."""
-    changes: dict[str, Any] = {}
-    for key in ("path", "cwd"):
-        value = getattr(tool, key, None)
-        if isinstance(value, str):
-            changes[key] = rel(value)
-    return dataclasses.replace(tool, **changes) if changes else tool  # type: ignore[type-var]
 
 
 def _read_cell(source: str, cwd: str | None, rel: Callable[[str], str]) -> tuple[Tool, ...] | None:
