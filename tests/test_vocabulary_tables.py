@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scenarist.acp.tools import describe_tool
 from scenarist.acp.updates import tool_call_start
@@ -31,12 +33,18 @@ from scenarist.codex.play_scenario import scenario_steps
 from scenarist.codex.rng import Rng
 from scenarist.codex.turn import CodexTurn
 from scenarist.llm.answer import Answer, Answerer, ModelRequest
+from scenarist.llm.code_mode import cell_source
 from scenarist.llm.plan import build_script
+from scenarist.llm.profiles import Edit, codex_patch
 from scenarist.llm.selection import Selector
 from scenarist.scenario import (
     TOOLS,
     AgentToolUse,
+    EditFile,
     GenericTool,
+    ListDir,
+    RunCmd,
+    WriteFile,
     compile_timeline,
     load_scenario,
 )
@@ -266,3 +274,98 @@ def test_acp_tool_calls_show_the_table_s_files_and_commands(work: Path) -> None:
         if isinstance(use.tool, TOOLS["runCmd"]):
             assert isinstance(call, codex.ExecCommand)
             assert (view.command, view.command_cwd) == (call.cmd, call.workdir)
+
+
+# -- the inverse tables: a recorded call read back into the scenario's tool ------------------
+
+#: what each table cannot say, so its inverse reads it as another tool doing the same
+CLAUDE_LOSSY = {"find", "task"}  # Glob (find: a listDir), Agent (a description is filled in)
+
+
+def test_claude_code_s_inverse_gives_back_every_tool_it_renders(work: Path) -> None:
+    resolve, root = against(str(work)), str(work)
+    for use in uses(work):
+        call = claude_code.tool_call(use.tool, resolve)
+        back = claude_code.scenario_tool(call.name, call.input, cwd=root)
+        assert claude_code.tool_call(back, resolve) == call, use.tool
+        if use.tool.name not in CLAUDE_LOSSY:
+            assert back == use.tool
+
+
+def test_codex_s_inverse_gives_back_every_tool_it_renders(work: Path) -> None:
+    resolve, root = against(str(work)), str(work)
+    for use in uses(work):
+        call = codex.tool_call(use.tool, resolve, root)
+        if isinstance(call, codex.ApplyPatch):
+            continue  # the patch text needs the file: see the patch tests below
+        if isinstance(call, codex.WebSearchCall):
+            name, given_input = codex.WEB_SEARCH, {"query": call.query}
+        else:
+            name, given_input = call.agent_call().name, dict(call.agent_call().input)
+        back = codex.scenario_tool(name, given_input, cwd=root)
+        assert codex.tool_call(back, resolve, root) == call, use.tool
+        # a shell command says less than the tool (no timeout, output mode, ...)
+        if not isinstance(call, codex.ExecCommand) and name != "my_tool":
+            assert back == use.tool
+        # code mode: the same call made from an exec cell reads the same
+        if name != "my_tool" and isinstance(call, codex.ExecCommand):
+            cell = cell_source(name, json.dumps(given_input), False)
+            assert codex.scenario_tool(codex.EXEC, cell, cwd=root) == back
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(before=st.lists(st.sampled_from(["a", "b", "", "c d", "  e"]), max_size=8),
+       after=st.lists(st.sampled_from(["a", "b", "", "x", "c d"]), max_size=8),
+       new=st.booleans())
+def test_a_codex_patch_reads_back_as_the_writes_and_edits_it_makes(
+        before: list[str], after: list[str], new: bool) -> None:
+    """Applying what the patch reads back as (in order) gives the file the patch makes."""
+    old_text = None if new else "".join(x + "\n" for x in before)
+    new_text = "".join(x + "\n" for x in after)
+    if old_text == new_text:
+        return
+    patch = codex_patch(Edit("/w/f.txt", old_text, new_text), "f.txt")
+    tools = codex.scenario_tools(codex.APPLY_PATCH, patch, cwd="/w")
+    text = old_text
+    for tool in tools:
+        if isinstance(tool, GenericTool):  # a hunk of only blank lines: kept as written
+            assert tool.args == {"input": patch}
+            return
+        if isinstance(tool, WriteFile):
+            assert (tool.path, old_text in (None, "")) == ("f.txt", True)
+            text = tool.content
+        else:
+            assert isinstance(tool, EditFile) and tool.path == "f.txt" and text is not None
+            assert tool.old_string in text
+            text = text.replace(tool.old_string, tool.new_string, 1)
+    assert text == new_text
+
+
+@pytest.mark.parametrize(("name", "input"), [
+    ("Frobnicate", {"level": 3}), ("Write", {"file_path": 3}), ("Glob", {"pattern": "a/**/b"}),
+    ("Bash", {}), ("mcp__srv__tool", {"x": [1]}),
+])
+def test_claude_code_s_inverse_keeps_what_no_row_reads(name: str, input: dict[str, Any]) -> None:
+    assert claude_code.scenario_tool(name, input) == GenericTool(name, input)
+
+
+@pytest.mark.parametrize(("name", "input"), [
+    ("exec", "const p = '/etc'; await tools.exec_command({cmd: 'ls ' + p});"),
+    ("apply_patch", "*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch"),
+    ("apply_patch", "not a patch"), ("exec_command", {"cmd": 3}), ("view_image", {"path": "a"}),
+])
+def test_codex_s_inverse_keeps_what_no_row_reads(name: str, input: Any) -> None:
+    wrapped = input if isinstance(input, dict) else {"input": input}
+    assert codex.scenario_tool(name, input) == GenericTool(name, wrapped)
+
+
+def test_codex_s_inverse_reads_a_cell_the_model_wrote_itself() -> None:
+    cell = ("// list, then write\nconst out = await tools.exec_command({cmd: 'ls -la /w/sub',"
+            " workdir: \"/w\"});\ntext(out);\nawait tools['apply_patch'](`*** Begin Patch\n"
+            "*** Add File: /w/n.txt\n+hi\n*** End Patch\n`);\n")
+    assert codex.scenario_tools(codex.EXEC, cell, cwd="/w") == (
+        ListDir("sub"), WriteFile("n.txt", "hi\n"))
+    assert codex.scenario_tool(codex.EXEC, cell, cwd="/w") == GenericTool(
+        codex.EXEC, {"input": cell})
+    assert codex.scenario_tool("exec_command", {"cmd": "cd /w/sub && make", "workdir": "/w"},
+                               cwd="/w") == RunCmd("make", cwd="sub")

@@ -17,8 +17,11 @@ The form of a table module (copy it for the next agent, Gemini CLI):
 - ``tool_call(tool, path) -> ...``: a pure function from one tool record to the agent's
   call; ``path`` (a :data:`Resolve`) turns a scenario path into the one the agent writes;
 - the call's record types and, where a front end shows results, the result's shape;
-- later, the inverse (``scenario_tool(name, input) -> Tool``) for reading a recorded
-  session back into scenario actions, next to ``tool_call`` in the same module.
+- the inverse, ``scenario_tool(name, input, cwd=None) -> Tool``, for reading a recorded
+  session back into scenario actions (``scenarist import``, ``scenarist record``): a call
+  no row reads is a :class:`~scenarist.scenario.tools.GenericTool` of its name and input,
+  never an error; paths inside ``cwd`` become the scenario's relative ones
+  (:func:`relative`).
 
 :mod:`.shell` is not a table: it is the POSIX shell command that does what a tool does,
 for agents (and clients) whose only tool for it is a shell.
@@ -26,12 +29,15 @@ for agents (and clients) whose only tool for it is a shell.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["AgentCall", "Resolve", "against", "given"]
+__all__ = ["AgentCall", "Resolve", "against", "given", "relative", "relative_paths"]
+
+T = TypeVar("T")
 
 #: a scenario path (None: the working directory) → the path the agent writes in a call
 Resolve = Callable[[str | None], str]
@@ -51,6 +57,30 @@ def against(cwd: str) -> Resolve:
         text = path or "."
         return posixpath.normpath(text if text.startswith("/") else posixpath.join(cwd, text))
     return resolve
+
+
+def relative(cwd: str | None) -> Callable[[str], str]:
+    """The inverse of :func:`against`: a path inside ``cwd`` as the scenario writes it
+    (relative; ``.`` for ``cwd`` itself), any other path as it is."""
+    root = posixpath.normpath(cwd) if cwd else None
+
+    def unresolve(path: str) -> str:
+        if root is None or not path.startswith("/"):
+            return path
+        norm = posixpath.normpath(path)
+        if norm == root:
+            return "."
+        return posixpath.relpath(norm, root) if norm.startswith(root.rstrip("/") + "/") \
+            else path
+    return unresolve
+
+
+def relative_paths(tool: T, rel: Callable[[str], str]) -> T:
+    """A tool record with its ``path`` (and a command's ``cwd``) passed through ``rel``
+    (:func:`relative`); the record itself when it has neither."""
+    changes = {key: rel(value) for key in ("path", "cwd")
+               if isinstance(value := getattr(tool, key, None), str)}
+    return dataclasses.replace(tool, **changes) if changes else tool  # type: ignore[type-var]
 
 
 def given(**values: Any) -> dict[str, Any]:

@@ -27,6 +27,9 @@ registry). Decisions:
 - ``bashOutput`` stays ``BashOutput {bash_id, filter?}``: 2.1.332 has no tool for it any
   more (it reads a background command's output file), so the model API fits it to what the
   request declares, as for any tool a request lacks.
+- the inverse (:func:`scenario_tool`): ``Glob`` reads as ``listDir`` (a ``find`` renders as
+  the same call), a ``Bash`` command as ``runCmd`` (``cd DIR && ...`` its ``cwd``) unless it
+  is exactly a ``sed`` command; ``Task``/``KillShell``, old names, read as their tools.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from scenarist.scenario.tools import (
     EditFile,
     ExitPlanMode,
     Find,
+    GenericTool,
     Grep,
     KillShell,
     ListDir,
@@ -55,11 +59,12 @@ from scenarist.scenario.tools import (
     WebSearch,
     WriteFile,
     tool_args,
+    tool_from_args,
 )
-from scenarist.vocabulary import AgentCall, Resolve, given
-from scenarist.vocabulary.shell import run_cmd, shell_command
+from scenarist.vocabulary import AgentCall, Resolve, given, relative
+from scenarist.vocabulary.shell import run_cmd, shell_command, shell_tool
 
-__all__ = ["NAMES", "TOOL_NAMES", "ToolResult", "tool_call", "tool_result"]
+__all__ = ["NAMES", "TOOL_NAMES", "ToolResult", "scenario_tool", "tool_call", "tool_result"]
 
 #: Claude Code's tool for each tool record of the format (others: called by their own name)
 NAMES: Mapping[type[Any], str] = {
@@ -190,3 +195,106 @@ def tool_result(call: AgentCall, output: str, *, ok: bool, timed_out: bool = Fal
                       newString=call.input.get("new_string", ""),
                       replaceAll=bool(call.input.get("replace_all", False)))
     return ToolResult(content, error, detail)
+
+
+# -- the inverse: Claude Code's call → the scenario's tool -----------------------------------
+
+
+def scenario_tool(name: str, input: Mapping[str, Any], *, cwd: str | None = None) -> Tool:
+    """The scenario tool a Claude Code call stands for (paths inside ``cwd`` made relative):
+    the inverse of :func:`tool_call`, up to what the call does not say (a ``Glob`` reads as
+    ``listDir``, a ``find`` one as well). A call no row reads, or one whose input does not
+    fit its row, is a :class:`GenericTool` of its name and input, never an error."""
+    rel = relative(cwd)
+    row = _INVERSE_ROWS.get(name)
+    try:
+        if row is not None:
+            tool = row(input, rel)
+            if tool is not None:
+                return tool
+        elif name in _BY_NAME:
+            return tool_from_args(_BY_NAME[name], input)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        pass
+    return GenericTool(name, dict(input))
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected text")
+    return value
+
+
+def _path_of(input: Mapping[str, Any], key: str, rel: Callable[[str], str]) -> str:
+    return rel(_text(input[key]))
+
+
+def _from_bash(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    tool = shell_tool(_text(input["command"]))
+    if isinstance(tool, Sed) and not {"timeout", "description", "run_in_background"} & set(input):
+        return Sed(tool.expression, rel(tool.path) if tool.path else None, tool.inplace)
+    cmd, cwd = (tool.cmd, tool.cwd) if isinstance(tool, RunCmd) else (input["command"], None)
+    return tool_from_args("runCmd", {
+        "cmd": cmd, "cwd": rel(cwd) if cwd else None, "timeout": input.get("timeout"),
+        "description": input.get("description"),
+        "run_in_background": input.get("run_in_background")})
+
+
+def _from_read(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return tool_from_args("readFile", {**input, "file_path": _path_of(input, "file_path", rel)})
+
+
+def _from_write(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return WriteFile(_path_of(input, "file_path", rel), _text(input["content"]))
+
+
+def _from_edit(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return tool_from_args("editFile", {**input, "file_path": _path_of(input, "file_path", rel)})
+
+
+def _from_glob(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool | None:
+    pattern = _text(input["pattern"])
+    recursive = pattern.startswith("**/")
+    name = pattern[3:] if recursive else pattern
+    if "/" in name or set(input) - {"pattern", "path"}:
+        return None  # a path pattern: no listing or find says it
+    path = input.get("path")
+    return ListDir(rel(_text(path)) if path is not None else None, recursive,
+                   None if name == "*" else name)
+
+
+def _from_grep(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    path = input.get("path")
+    return tool_from_args("grep", {**input, "path": rel(_text(path)) if path else None})
+
+
+def _from_notebook(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return tool_from_args("notebookEdit", {
+        **input, "notebook_path": _path_of(input, "notebook_path", rel)})
+
+
+def _from_agent(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return tool_from_args("task", input)
+
+
+def _from_task_stop(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    return KillShell(_text(input.get("task_id", input.get("shell_id"))))
+
+
+def _from_skill(input: Mapping[str, Any], rel: Callable[[str], str]) -> Tool:
+    args = input.get("args")
+    return SlashCommand("/" + _text(input["skill"]) + (f" {_text(args)}" if args else ""))
+
+
+#: Claude Code's tools whose input differs from the format's, read back (the rest by name)
+_INVERSE_ROWS: Mapping[str, Callable[[Mapping[str, Any], Callable[[str], str]], Tool | None]] = {
+    "Bash": _from_bash, "Read": _from_read, "Write": _from_write, "Edit": _from_edit,
+    "Glob": _from_glob, "Grep": _from_grep, "NotebookEdit": _from_notebook,
+    "Agent": _from_agent, "Task": _from_agent, "TaskStop": _from_task_stop,
+    "KillShell": _from_task_stop, "Skill": _from_skill,
+}
+#: the tools Claude Code calls with the format's arguments as written: its name → the format's
+_BY_NAME: Mapping[str, str] = {
+    "WebFetch": "webFetch", "WebSearch": "webSearch", "TodoWrite": "todoWrite",
+    "ExitPlanMode": "exitPlanMode", "BashOutput": "bashOutput",
+}

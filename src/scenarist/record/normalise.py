@@ -1,0 +1,114 @@
+"""Normalisers: what changes between two runs of the same session, made stable.
+
+A recorded prompt says "today is 2026-11-26", names ``/tmp/pytest-of-ci/pytest-41/work``
+and a session UUID; the next run says otherwise and would never match again. Each
+normaliser is a pure ``str -> str`` function; :func:`normaliser` chains the built-in ones
+(UUIDs, ISO timestamps, dates, temporary folders, the workspace path) with a user hook
+(``module:function``), and ``scenarist import`` and ``scenarist record`` apply the same
+chain to what they write and to the live requests they match, so both sides agree.
+
+:func:`mask_secrets` is not a normaliser but a guarantee: whatever is written passes
+through it (API keys, ``Authorization``/``Cookie`` values, bearer tokens).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterable
+
+from scenarist.errors import ScenaristError
+
+__all__ = ["MASK", "HookError", "Normaliser", "builtin_normalisers", "load_hook",
+           "mask_secrets", "normaliser"]
+
+Normaliser = Callable[[str], str]
+MASK = "[REDACTED]"
+
+UUID_RE = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                     r"[0-9a-fA-F]{12}\b")
+TIMESTAMP_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+                          r"(?:Z|[+-]\d{2}:?\d{2})?\b")
+DATE_RE = re.compile(r"\b\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
+# a temporary folder and what follows it up to the next separator-free end of path
+TMP_RE = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[\w.+-]+/[\w.+-]+/T)"
+                    r"(?:/[\w.+@-]+)+")
+
+_SECRETS = (
+    # header lines and JSON/YAML fields that carry credentials
+    re.compile(r"(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|"
+               r"openai[-_]api[-_]key|anthropic[-_]api[-_]key|access[-_]token|"
+               r"refresh[-_]token|client[-_]secret|password)(\"?\s*[:=]\s*\"?)"
+               r"((?:bearer\s+|basic\s+)?[^\s\",;]+)"),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
+    re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+)
+
+
+class HookError(ScenaristError, ValueError):
+    """A ``--normalise module:function`` hook that cannot be loaded."""
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with credentials replaced by :data:`MASK` (a field keeps its name)."""
+    if not text:
+        return text
+    head, *rest = _SECRETS
+    text = head.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    for pattern in rest:
+        text = pattern.sub(MASK, text)
+    return text
+
+
+def builtin_normalisers(workspace: str | None = None) -> tuple[Normaliser, ...]:
+    """The built-in normalisers in the order they apply: the workspace path first (it may
+    lie in a temporary folder), then temporary folders, UUIDs, timestamps, dates."""
+    out: list[Normaliser] = []
+    if workspace and workspace not in ("/", "."):
+        root = workspace.rstrip("/")
+        out.append(lambda text: text.replace(root, "<WORKSPACE>"))
+    out += [lambda text: TMP_RE.sub("<TMP>", text),
+            lambda text: UUID_RE.sub("<UUID>", text),
+            lambda text: TIMESTAMP_RE.sub("<TIMESTAMP>", text),
+            lambda text: DATE_RE.sub("<DATE>", text)]
+    return tuple(out)
+
+
+def load_hook(spec: str) -> Normaliser:
+    """The user's normaliser named ``module:function`` (a ``str -> str`` function)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise HookError(f"normaliser hook {spec!r}: expected module:function "
+                        "(e.g. mytests.normalise:strip_build_ids)")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise HookError(f"normaliser hook {spec!r}: cannot import {module_name!r} ({exc}); "
+                        "is it on PYTHONPATH?") from None
+    hook = getattr(module, attr, None)
+    if not callable(hook):
+        raise HookError(f"normaliser hook {spec!r}: {module_name} has no function {attr!r}")
+
+    def checked(text: str) -> str:
+        out = hook(text)
+        if not isinstance(out, str):
+            raise HookError(f"normaliser hook {spec!r} returned {type(out).__name__}, "
+                            "not a string")
+        return out
+    return checked
+
+
+def normaliser(workspace: str | None = None, hooks: Iterable[str] = (), *,
+               builtin: bool = True) -> Normaliser:
+    """One function applying the built-in normalisers (unless ``builtin`` is False) and
+    then each hook, in order."""
+    steps = [*(builtin_normalisers(workspace) if builtin else ()), *map(load_hook, hooks)]
+
+    def apply(text: str) -> str:
+        for step in steps:
+            text = step(text)
+        return text
+    return apply
