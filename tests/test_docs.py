@@ -4,7 +4,7 @@ A block is a fenced ``sh``/``console`` block or an indented one whose first comm
 ours or a tool the docs point at (``scenarist``, ``fake-codex``, ``codex``, ``claude``, ...). Each
 runs in a fresh copy of the checkout's tracked files, with its placeholders filled:
 
-- the ports the docs use (18080, 18090, 38180, ``PORT``) become free loopback ports, and a
+- the ports the docs use (18080, 18081, 18090, 38180, ``PORT``) become free loopback ports, and a
   server command without ``--port`` gets one, so runs never collide;
 - ``$tmp`` is a new temporary folder, ``/tmp/ws`` a new workspace, ``PROMPT`` and "the
   scenario's prompt" the prompt of examples/hello-codex.yaml, which the server plays.
@@ -49,9 +49,9 @@ HELLO_PROMPT = "Create hello.py that prints a greeting, then run it"
 #: output, JSON or a diagram)
 PROGRAMS = {"scenarist", "fake-codex", "bash", "pip", "codex", "claude", "opencode", "aider",
             "curl", "echo", "mkdir", "cd", "your-acp-client"}
-SERVERS = {"llm", "hub", "rest"}
+SERVERS = {"llm", "hub", "rest", "record"}
 REAL_AGENTS = {"codex", "claude"}
-DOC_PORTS = ("18080", "18090", "38180")
+DOC_PORTS = ("18080", "18081", "18090", "38180")
 
 #: commands that are not run by this module, by the start of their text: why, and the test
 #: file that runs them (which must pass every ``--flag`` the docs show)

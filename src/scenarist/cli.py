@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("scenarist.scenario.cli:schema_main", "print the JSON Schema of the format"),
     "select": ("scenarist.scenario.cli:select_main", "which scenario a prompt selects"),
     "llm": ("scenarist.llm.cli:main", "serve the mock model API (OpenAI/Anthropic)"),
+    "record": ("scenarist.record.cli:main", "record a real model API's conversations as scenarios"),
     "codex": ("scenarist.codex.cli:main", "run the fake Codex agent"),
     "agent": ("scenarist.agent.cli:main", "play a scenario as an agent: real tools in a workspace"),
     "hub": ("scenarist.hub.cli:main", "serve the agent hub (WebSocket + web page)"),

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 from types import FrameType
 from typing import Any
 
-__all__ = ["bind", "quiet_server_class", "shown_url"]
+__all__ = ["bind", "bind_or_report", "quiet_server_class", "shown_url"]
 
 
 def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
@@ -35,6 +36,17 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
         raise
     sock.setblocking(False)
     return sock
+
+
+def bind_or_report(prog: str, host: str, port: int) -> socket.socket | None:
+    """:func:`bind`, or None once the one-line reason is on stderr (``prog``: the command's
+    name, e.g. ``scenarist llm``; the caller exits 1)."""
+    try:
+        return bind(host, port)
+    except OSError as exc:
+        print(f"{prog}: cannot listen on {host}:{port}: {exc.strerror or exc}; pick another "
+              "--port (0 = any free port)", file=sys.stderr)
+        return None
 
 
 def shown_url(sock: socket.socket) -> str:

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the server (Starlette) is imported only when it serves
-    pass
+    from scenarist.llm.server import MissHandler
 
 from scenarist.llm.script import Script
+from scenarist.record.cli import add_recording, recording_problem
 from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -36,7 +37,7 @@ from scenarist.scenario.cli_parser import (
     select_tags,
     speed_problem,
 )
-from scenarist.serving import bind, quiet_server_class, shown_url
+from scenarist.serving import bind_or_report, quiet_server_class, shown_url
 
 DEFAULT_PORT = 18080
 
@@ -92,6 +93,13 @@ def parser() -> Parser:
         "CPU; default 2)",
     )
     p.add_argument(
+        "--record-on-miss",
+        action="store_true",
+        help="forward the requests no scenario answers to --upstream and record them as "
+        "scenarios in --out (default: the first --scenario folder); see docs/recording.md",
+    )
+    add_recording(p, required=False)
+    p.add_argument(
         "--no-memo",
         action="store_true",
         help="answer every request afresh: no answer given again to a repeated request, no "
@@ -114,7 +122,21 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--spin-ms must be >= 0, got {args.spin_ms:g}"
     if args.workspace is not None and not args.workspace.is_dir():
         return f"--workspace {args.workspace}: no such directory; create it or pass another"
-    return None
+    return miss_problem(args)
+
+
+def miss_problem(args: argparse.Namespace) -> str | None:
+    """``--record-on-miss`` needs ``--upstream``; the recording flags need it."""
+    if not args.record_on_miss:
+        used = [f for f, v in (("--upstream", args.upstream), ("--out", args.out),
+                               ("--name", args.name), ("--redact", args.redact)) if v]
+        return f"{', '.join(used)}: only with --record-on-miss" if used else None
+    if args.upstream is None:
+        return "--record-on-miss needs --upstream URL, the real model API to forward misses to"
+    if args.out is None:
+        first = Path(args.scenario[0]) if args.scenario else Path(".")
+        args.out = first if first.is_dir() else first.parent
+    return recording_problem(args)
 
 
 def load_scripts(
@@ -184,14 +206,8 @@ def _start(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    try:
-        sock = bind(args.host, args.port)
-    except OSError as exc:
-        print(
-            f"scenarist llm: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
-            "pick another --port (0 = any free port)",
-            file=sys.stderr,
-        )
+    sock = bind_or_report("scenarist llm", args.host, args.port)
+    if sock is None:
         return EXIT_FAILED
     return serve(scripts, sock, args)
 
@@ -216,6 +232,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         body_limit=args.body_limit,
         memoize=not args.no_memo,
         clock=RealClock(spin_ms=args.spin_ms),
+        on_miss=_miss_proxy(args) if args.record_on_miss else None,
     )
     server = MockModelServer(scripts, options)
     server.selector.index.prepare()  # the prompt search is built now, not on the first request
@@ -233,6 +250,15 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
     )
     quiet_server_class(f"listening on {shown_url(sock)}")(config).run(sockets=[sock])
     return 0
+
+
+def _miss_proxy(args: argparse.Namespace) -> MissHandler:
+    from scenarist.record.cli import recorder_of
+    from scenarist.record.proxy import RecordingProxy
+
+    print(f"scenarist llm: recording misses from {args.upstream} to {args.out}",
+          file=sys.stderr, flush=True)
+    return RecordingProxy(args.upstream, recorder_of(args), label="scenarist llm")
 
 
 def _best(fast: str, fallback: str) -> str:

@@ -12,12 +12,13 @@ applied there), a non-streamed one when its stream would have ended.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from starlette.applications import Starlette
@@ -65,6 +66,13 @@ OFF_LOOP_BYTES = 256 * 1024
 NO_RETRY = {"x-should-retry": "false"}
 
 
+class MissHandler(Protocol):
+    """Answers a request no scenario answers (``llm --record-on-miss``: the recording proxy)."""
+
+    async def forward(self, scope: Scope, receive: Receive, send: Send,
+                      body: bytes | None = None) -> None: ...
+
+
 @dataclass(slots=True)
 class Options:
     """How the server plays its scenarios (the ``scenarist llm`` flags)."""
@@ -77,6 +85,7 @@ class Options:
     clock: Clock = field(default_factory=RealClock)
     memoize: bool = True  # answer repeated requests and reuse encoded turns (the two memos)
     wall: Callable[[], float] = time.time  # the wall clock: journal times, ``created``
+    on_miss: MissHandler | None = None  # ``--record-on-miss``: who answers what no scenario does
 
 
 class MockModelServer:
@@ -346,6 +355,10 @@ class MockModelServer:
     ) -> ASGIApp:
         """Journal the request, answer it, and what sends the answer on its schedule."""
         entry, result = await self.answer_request(api, headers, path, query, raw)
+        if self.options.on_miss is not None and isinstance(result, Rejection) and missed(result):
+            entry.update(status=result.status, error=result.message, proxied=True)
+            self.journal.settle(entry)
+            return functools.partial(self.options.on_miss.forward, body=raw)
         reply = self.reply(api, entry, result)
         return reply.response() if isinstance(reply, Ready) else reply
 
@@ -462,6 +475,12 @@ _MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def missed(result: Rejection) -> bool:
+    """A request that no scenario answers: none selected (404) or out of step with the one
+    selected (409); not a scripted error, not a body the API itself would refuse."""
+    return result.status in (404, 409) and not result.scripted
 
 
 def json_body(content_type: str) -> bool:

@@ -4,7 +4,8 @@ Headers are never recorded at all (the proxy keeps none but the test id), so a k
 ``Authorization``/``x-api-key`` cannot reach a file that way; but an agent may echo it (a tool
 that prints the environment, a prompt that pastes it). So every text that is written goes
 through a :class:`Masker`: the secrets the client sent in its headers, as exact strings; the
-shapes of API keys and bearer tokens; and the user's ``--redact`` patterns.
+shapes of API keys and bearer tokens (:func:`scenarist.record.normalise.mask_secrets`, the
+guarantee every writer gives); and the user's ``--redact`` patterns.
 """
 
 from __future__ import annotations
@@ -14,13 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-MASK = "[REDACTED]"
-#: API keys and tokens by their shape: OpenAI/Anthropic ``sk-...``, bearer tokens, AWS keys
-KEY_SHAPES = (
-    r"\bsk-[A-Za-z0-9_\-]{12,}",
-    r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*",
-    r"\bAKIA[0-9A-Z]{16}\b",
-)
+from scenarist.record.normalise import MASK, mask_secrets
+
 #: request headers whose values are credentials
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie",
                             "proxy-authorization", "openai-organization", "openai-project",
@@ -36,8 +32,8 @@ class Masker:
 
     @classmethod
     def of(cls, redact: Iterable[str]) -> Masker:
-        """Built-in key shapes plus the user's patterns (raises ``re.error`` for a bad one)."""
-        return cls(tuple(re.compile(p) for p in (*KEY_SHAPES, *redact)))
+        """The user's patterns (raises ``re.error`` for a bad one)."""
+        return cls(tuple(re.compile(p) for p in redact))
 
     def learn(self, headers: Iterable[tuple[str, str]]) -> None:
         """Remember the credential values a client sent (the bare token of ``Bearer X`` too)."""
@@ -51,6 +47,7 @@ class Masker:
     def text(self, value: str) -> str:
         for secret in sorted(self.secrets, key=len, reverse=True):
             value = value.replace(secret, MASK)
+        value = mask_secrets(value)
         for pattern in self.patterns:
             value = pattern.sub(MASK, value)
         return value

@@ -34,7 +34,7 @@ from scenarist.scenario.cli_parser import (
     select_tags,
     speed_problem,
 )
-from scenarist.serving import bind, quiet_server_class, shown_url
+from scenarist.serving import bind_or_report, quiet_server_class, shown_url
 
 DEFAULT_PORT = 38180
 MAX_SESSIONS = 1000
@@ -125,11 +125,8 @@ def _start(args: argparse.Namespace) -> int:
         print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
               "scenario files or directories that contain *.yaml files", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        sock = bind(args.host, args.port)
-    except OSError as exc:
-        print(f"scenarist rest: cannot listen on {args.host}:{args.port}: "
-              f"{exc.strerror or exc}; pick another --port (0 = any free port)", file=sys.stderr)
+    sock = bind_or_report("scenarist rest", args.host, args.port)
+    if sock is None:
         return EXIT_FAILED
     return asyncio.run(serve(scenarios, store, sock, args))
 

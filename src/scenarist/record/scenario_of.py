@@ -1,0 +1,90 @@
+"""A recorded conversation as a scenario: its beats put into the transcript the writer takes.
+
+The proxy's chain (:mod:`.chain`) says what the conversation was in wire-neutral beats; this
+module turns them into the agent-neutral :class:`~.transcript.Transcript` that ``scenarist
+import`` builds from session files too, so one writer (:mod:`.writer`) and one set of inverse
+tool tables make every scenario. What is recorded is masked first (the client's credentials,
+key shapes, ``--redact``: :class:`~.redact.Masker`), ids are left out (the upstream's call ids
+mean nothing to a replay), and the built-in normalisers make the workspace path, temporary
+folders, UUIDs and dates stable (:mod:`.normalise`).
+"""
+
+from __future__ import annotations
+
+from scenarist.record.answers import Failure as Refusal
+from scenarist.record.chain import Beat, Chain, beats
+from scenarist.record.history import Call, History, Prompt, Said, Thought
+from scenarist.record.normalise import normaliser
+from scenarist.record.redact import Masker
+from scenarist.record.transcript import (
+    Failure,
+    Step,
+    Text,
+    Thinking,
+    ToolCall,
+    Transcript,
+    Turn,
+    Vocabulary,
+)
+
+HEADER = "Recorded by `scenarist record` (docs/recording.md); edit freely."
+#: tools that only Claude Code / only Codex declare: the table that reads their calls back
+_CLAUDE_TOOLS = frozenset({"Bash", "Write", "Edit", "Read"})
+_CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "exec"})
+
+
+def render(chain: Chain, name: str, masker: Masker) -> str:
+    """The scenario YAML of ``chain``, named ``name``."""
+    return write(transcript_of(chain, name, masker))
+
+
+def write(transcript: Transcript) -> str:
+    from scenarist.record.writer import write_scenario
+
+    return write_scenario(transcript, normalise=normaliser(transcript.cwd), header=HEADER)
+
+
+def vocabulary_of(history: History) -> Vocabulary:
+    """Whose tool names the conversation's calls use, from the tools its requests declare."""
+    declared = set(history.tools)
+    if history.api == "messages" and declared & _CLAUDE_TOOLS:
+        return "claude-code"
+    if history.api == "responses" and declared & _CODEX_TOOLS:
+        return "codex"
+    return "format"
+
+
+def transcript_of(chain: Chain, name: str, masker: Masker) -> Transcript:
+    """``chain`` as a transcript: a turn per prompt, its steps in order, everything masked."""
+    turns: list[Turn] = []
+    prompt: str | None = None
+    steps: list[Step] = []
+    for beat in beats(chain):
+        if isinstance(beat.item, Prompt):
+            if prompt is not None:
+                turns.append(Turn(prompt, tuple(steps)))
+            prompt, steps = masker.text(beat.item.text), []
+        elif prompt is not None:
+            steps.append(_step(beat, masker))
+    if prompt is not None:
+        turns.append(Turn(prompt, tuple(steps)))
+    return Transcript(name, tuple(turns), vocabulary_of(chain.first), chain.cwd,
+                      tags=("recorded",))
+
+
+def _step(beat: Beat, masker: Masker) -> Step:
+    item, delay = beat.item, beat.delay_ms
+    if isinstance(item, Thought):
+        return Thinking(masker.text(item.text), delay)
+    if isinstance(item, Said):
+        return Text(masker.text(item.text), delay)
+    if isinstance(item, Call):
+        outcome = beat.outcome
+        value = item.input if isinstance(item.input, dict | str) else {"input": item.input}
+        return ToolCall(item.name, masker.value(value),
+                        result=masker.text(outcome.output) if outcome else None,
+                        status="error" if outcome and outcome.is_error else None,
+                        delay_ms=delay)
+    assert isinstance(item, Refusal)
+    return Failure(masker.text(item.message), item.status, item.error_type or "api_error",
+                   item.retry_after_s, delay)
