@@ -3,7 +3,6 @@ front of it, both real processes on loopback ports, always stopped."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,9 +11,6 @@ from scenarist.llm.process import RunningServer, run_server
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
-# the real agents' runners of tests/llm (``llm_agents``) serve these tests too
-if str(REPO / "tests" / "llm") not in sys.path:
-    sys.path.append(str(REPO / "tests" / "llm"))
 
 KEY = "sk-record-test-0123456789abcdef"  # the key clients send: never in a recorded file
 
