@@ -51,6 +51,10 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ScenarioFailed                 a scenario run from a test failed; also an
     │                                  ``AssertionError`` so pytest reports it as one
     │                                  (runner.result)
+    ├── UnreadableRequest,              what ``scenarist record`` relays is not the API's wire
+    │   UnreadableAnswer               (garbage, a cut stream); the client gets a 502 or the
+    │                                  API's error event, nothing is recorded (record.history,
+    │                                  record.answers)
     └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
                                        (agent.cli, agent.play)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from scenarist.errors import ScenaristError
 from scenarist.record.history import Api, Call, Said, Thought, decode_arguments
 
 
@@ -57,7 +58,7 @@ class Chunk:
     data: bytes
 
 
-class UnreadableAnswer(ValueError):
+class UnreadableAnswer(ScenaristError, ValueError):
     """An upstream answer that is not the API's wire format (garbage, a cut stream)."""
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import orjson
 
+from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import find_cwd, strip_wrappers
 
 Api = Literal["chat", "responses", "messages"]
@@ -95,7 +96,7 @@ def _key(item: Prompt | Call | Outcome) -> tuple[str, str]:
     return ("call", item.id) if isinstance(item, Call) else ("outcome", item.id)
 
 
-class UnreadableRequest(ValueError):
+class UnreadableRequest(ScenaristError, ValueError):
     """A request body the recorder cannot read as a model request (not a JSON object)."""
 
 

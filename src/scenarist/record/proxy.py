@@ -61,10 +61,6 @@ class Upstream:
         return base + path + (f"?{query}" if query else "")
 
 
-class Bad(Exception):
-    """What went wrong upstream, said to the client as a 502."""
-
-
 class RecordingProxy:
     """The ASGI app of ``scenarist record`` (and of ``llm --record-on-miss`` on a miss)."""
 
