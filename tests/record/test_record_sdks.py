@@ -13,6 +13,7 @@ from recordkit import KEY, REPO, SCENARIOS, assert_private, recorded, upstream_a
 
 from scenarist.llm.process import run_server
 from scenarist.scenario import load_scenario
+from scenarist.scenario.model import LlmResponse, TextStep
 
 PROMPT = "Where does the build run?"
 ANSWER = "It runs on internal-host-42.corp, every night at two."
@@ -57,6 +58,11 @@ def test_a_recorded_answer_replays_the_same(tmp_path: Path, api: str, stream: bo
     assert KEY not in path.read_text()
     scenario = load_scenario(path)
     assert scenario.effective_initial_prompt == PROMPT
+    [answer] = [e for e in scenario.timeline if isinstance(e, LlmResponse)]
+    steps = [s.text for s in answer.steps if isinstance(s, TextStep)]
+    # streamed, the upstream's two steps come back as two (a pause of 150 ms between them)
+    assert steps == (["It runs on internal-host-42.corp, ", "every night at two."] if stream
+                     else [ANSWER])
     with run_server(path) as replay:
         assert ask(api, replay.base_url, stream) == ANSWER
 

@@ -170,6 +170,16 @@ class _Open:
     name: str = ""
     done: Any = None  # a whole item given at its end (Responses output_item.done)
     parts: list[str] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)  # when each text part arrived
+
+    def add(self, text: str, at_ms: int) -> None:
+        self.parts.append(text)
+        self.times.append(at_ms)
+
+
+#: a pause this long inside a streamed text starts a new step: a scenario's steps come back as
+#: steps (their deltas arrive together, at each step's time), a model's token gaps do not
+SPLIT_MS = 100
 
 
 def fold_events(api: Api, events: Sequence[WireEvent], end_ms: int) -> Reading:
@@ -179,7 +189,7 @@ def fold_events(api: Api, events: Sequence[WireEvent], end_ms: int) -> Reading:
     opened, failure, finished = fold(events)
     if failure is None and not finished:
         raise UnreadableAnswer("the upstream stream ended before its final event")
-    steps = (_closed(o) for o in opened)
+    steps = (step for o in opened for step in _closed(o))
     return Reading(steps=tuple(s for s in steps if _shown(s.item)), failure=failure,
                    end_ms=end_ms)
 
@@ -189,14 +199,27 @@ def _shown(item: Thought | Said | Call) -> bool:
     return isinstance(item, Call) or bool(item.text)
 
 
-def _closed(o: _Open) -> Step:
+def _closed(o: _Open) -> list[Step]:
     text = "".join(o.parts) or o.text
-    if o.kind == "thought":
-        return Step(o.at_ms, Thought(text))
-    if o.kind == "said":
-        return Step(o.at_ms, Said(text))
+    if o.kind in ("thought", "said"):
+        kind = Thought if o.kind == "thought" else Said
+        if len(o.times) != len(o.parts) or not o.parts:
+            return [Step(o.at_ms, kind(text))]
+        return [Step(at, kind(piece)) for at, piece in _paused(o)]
     value = text if o.kind == "custom" else decode_arguments(text)
-    return Step(o.at_ms, Call(o.id, o.name, o.done if o.done is not None else value))
+    return [Step(o.at_ms, Call(o.id, o.name, o.done if o.done is not None else value))]
+
+
+def _paused(o: _Open) -> Iterator[tuple[int, str]]:
+    """A streamed text cut where its deltas paused for :data:`SPLIT_MS` or more."""
+    start, pieces, last = o.at_ms, [o.parts[0]], o.times[0]
+    for piece, at in zip(o.parts[1:], o.times[1:], strict=True):
+        if at - last >= SPLIT_MS:
+            yield start, "".join(pieces)
+            start, pieces = at, []
+        pieces.append(piece)
+        last = at
+    yield start, "".join(pieces)
 
 
 Folded = tuple[list[_Open], Failure | None, bool]
@@ -233,10 +256,9 @@ def _fold_chat(events: Sequence[WireEvent]) -> Folded:
 
 
 def _extend(opened: list[_Open], at_ms: int, kind: str, text: str) -> None:
-    if opened and opened[-1].kind == kind:
-        opened[-1].parts.append(text)
-    else:
-        opened.append(_Open(at_ms, kind, parts=[text]))
+    if not opened or opened[-1].kind != kind:
+        opened.append(_Open(at_ms, kind))
+    opened[-1].add(text, at_ms)
 
 
 def _fold_responses(events: Sequence[WireEvent]) -> Folded:
@@ -255,6 +277,10 @@ def _fold_responses(events: Sequence[WireEvent]) -> Folded:
             if o is not None:
                 by_index[int(data.get("output_index", len(by_index)))] = o
                 opened.append(o)
+        elif kind in ("response.output_text.delta", "response.reasoning_summary_text.delta"):
+            o = by_index.get(int(data.get("output_index", -1)))
+            if o is not None and isinstance(data.get("delta"), str):
+                o.add(data["delta"], ev.at_ms)
         elif kind == "response.output_item.done":
             o = by_index.get(int(data.get("output_index", -1)))
             if o is not None:
@@ -275,6 +301,9 @@ def _responses_open(at_ms: int, item: Mapping[str, Any]) -> _Open | None:
 
 
 def _responses_done(o: _Open, item: Mapping[str, Any]) -> None:
+    """The whole item at its end: its text, unless its deltas said it already."""
+    if o.parts and o.kind in ("said", "thought"):
+        return
     if o.kind == "said":
         o.text = "".join(_parts(item.get("content"), "output_text"))
     elif o.kind == "thought":
@@ -317,8 +346,11 @@ def _fold_messages(events: Sequence[WireEvent]) -> Folded:
             piece = delta.get("text", delta.get("thinking", delta.get("partial_json")))
             if o is not None and isinstance(piece, str):
                 if not o.parts and o.text:
-                    o.parts.append(o.text)
-                o.parts.append(piece)
+                    o.add(o.text, o.at_ms)
+                if o.kind == "call":
+                    o.parts.append(piece)
+                else:
+                    o.add(piece, ev.at_ms)
     return opened, None, False
 
 
@@ -352,7 +384,7 @@ def whole_items(api: Api, doc: Mapping[str, Any]) -> list[Thought | Said | Call]
             o = _responses_open(0, item)
             if o is not None:
                 _responses_done(o, item)
-                items.append(_closed(o).item)
+                items.extend(step.item for step in _closed(o))
     else:
         for block in doc.get("content") or ():
             btype = block.get("type")
