@@ -18,7 +18,7 @@ Pure: exchanges in, chains and beats out; the proxy keeps the chains.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scenarist.record.answers import Failure, Reading
 from scenarist.record.history import Call, History, Outcome, Prompt, Said, Thought
@@ -76,6 +76,9 @@ def attach(chains: list[Chain], exchange: Exchange) -> Chain:
     else:
         chain = Chain()
         chains.append(chain)
+    if chain.exchanges:  # the new history carries all the last one did
+        last = chain.exchanges[-1]
+        chain.exchanges[-1] = replace(last, history=last.history.slim())
     chain.exchanges.append(exchange)
     return chain
 
@@ -107,8 +110,7 @@ class Beat:
 
 def beats(chain: Chain) -> Iterator[Beat]:
     """What the conversation said, in order (see the module docstring)."""
-    outcomes = {o.id: o for e in chain.exchanges for o in e.history.items
-                if isinstance(o, Outcome)}
+    outcomes = {o.id: o for o in chain.last.items if isinstance(o, Outcome)}
     seen_prompts = 0
     for exchange in chain.exchanges:
         prompts = exchange.history.prompts

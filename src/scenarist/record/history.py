@@ -15,7 +15,7 @@ Items of unknown kinds are skipped; only a body that is not a JSON object is ref
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import orjson
@@ -83,6 +83,12 @@ class History:
     @property
     def prompts(self) -> tuple[str, ...]:
         return tuple(i.text for i in self.items if isinstance(i, Prompt))
+
+    def slim(self) -> History:
+        """This history with its prompts alone: what a chain keeps of a request once a later
+        one (which carries everything again) has come, so a long session's memory grows with
+        its length, not with its square."""
+        return replace(self, items=tuple(i for i in self.items if isinstance(i, Prompt)))
 
     def key(self) -> tuple[tuple[str, str], ...]:
         """What identifies this history as a prefix of a later one: prompts and call ids (the
