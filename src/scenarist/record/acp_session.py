@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scenarist.record.lines import json_lines
+from scenarist.record.lines import as_list, json_lines
 from scenarist.record.steps import TurnBuilder
 from scenarist.record.transcript import Text, Thinking, ToolCall, Transcript
 from scenarist.scenario.tools import TOOLS, tool_spec
@@ -68,7 +68,7 @@ def read_acp_session(path: Path) -> Transcript:
 def _blocks_text(blocks: Any) -> str:
     if isinstance(blocks, dict):
         blocks = [blocks]
-    return "".join(b["text"] for b in blocks or ()
+    return "".join(b["text"] for b in as_list(blocks)
                    if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
@@ -103,7 +103,7 @@ def _outcome(update: dict[str, Any]) -> tuple[Any, str]:
     if isinstance(raw, dict) and "result" in raw:
         raw = raw["result"]
     if raw is None:
-        raw = "\n".join(_blocks_text(c.get("content")) for c in update.get("content") or ()
+        raw = "\n".join(_blocks_text(c.get("content")) for c in as_list(update.get("content"))
                         if isinstance(c, dict) and c.get("type") == "content") or None
     return raw, "ok" if update.get("status") == "completed" else "error"
 
@@ -117,7 +117,7 @@ def _tool(update: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         for name in (*preferred, *TOOLS):
             if _fits(name, raw):
                 return name, raw
-    diff = next((c for c in update.get("content") or ()
+    diff = next((c for c in as_list(update.get("content"))
                  if isinstance(c, dict) and c.get("type") == "diff"), None)
     if kind == "edit" and diff is not None and isinstance(diff.get("path"), str):
         if diff.get("oldText") is None:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from scenarist.record.lines import json_lines, timestamp_ms
+from scenarist.record.lines import as_list, json_lines, timestamp_ms
 from scenarist.record.steps import TurnBuilder
 from scenarist.record.transcript import Failure, Text, Thinking, ToolCall, Transcript
 
@@ -59,7 +59,7 @@ def read_claude_session(path: Path) -> Transcript:
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(b["text"] for b in content or ()
+    return "\n".join(b["text"] for b in as_list(content)
                      if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from scenarist.record.lines import json_lines, timestamp_ms
+from scenarist.record.lines import as_list, as_mapping, json_lines, timestamp_ms
 from scenarist.record.steps import TurnBuilder
 from scenarist.record.transcript import Failure, Text, Thinking, ToolCall, Transcript
 
@@ -30,7 +30,7 @@ __all__ = ["is_codex_line", "read_codex_session"]
 _CONTEXT_RE = re.compile(r"^\s*<([\w-]+)>.*</\1>\s*$", re.DOTALL)
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _STATUS_RE = re.compile(r"\b([45]\d\d)\b")
-_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+_TYPES = ("session_meta", "response_item", "event_msg", "turn_context")
 
 
 def is_codex_line(line: dict[str, Any]) -> bool:
@@ -63,7 +63,7 @@ def read_codex_session(path: Path) -> Transcript:
 def _item(item: dict[str, Any], at: int | None, turns: TurnBuilder) -> None:
     kind = item.get("type")
     if kind == "message":
-        text = "\n".join(p["text"] for p in item.get("content") or ()
+        text = "\n".join(p["text"] for p in as_list(item.get("content"))
                          if isinstance(p, dict) and isinstance(p.get("text"), str))
         role = item.get("role")
         if role == "user" and text and not _is_context(text):
@@ -71,16 +71,18 @@ def _item(item: dict[str, Any], at: int | None, turns: TurnBuilder) -> None:
         elif role == "assistant" and text:
             turns.step(Text(text), at)
     elif kind == "reasoning":
-        parts = [p.get("text") for key in ("summary", "content") for p in item.get(key) or ()
-                 if isinstance(p, dict)]
+        parts = [p.get("text") for key in ("summary", "content")
+                 for p in as_list(item.get(key)) if isinstance(p, dict)]
         text = "\n\n".join(p for p in parts if isinstance(p, str) and p)
         if text:
             turns.step(Thinking(text), at)
     elif kind == "function_call":
-        try:
-            arguments = json.loads(item.get("arguments") or "{}")
-        except json.JSONDecodeError:
-            arguments = {"arguments": item.get("arguments")}
+        arguments = item.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError:
+                arguments = {"arguments": arguments}
         if not isinstance(arguments, dict):
             arguments = {"arguments": arguments}
         turns.step(ToolCall(str(item.get("name")), arguments, call_id=item.get("call_id")), at)
@@ -88,12 +90,12 @@ def _item(item: dict[str, Any], at: int | None, turns: TurnBuilder) -> None:
         turns.step(ToolCall(str(item.get("name")), str(item.get("input", "")),
                             call_id=item.get("call_id")), at)
     elif kind == "local_shell_call":
-        action = item.get("action") or {}
+        action = as_mapping(item.get("action"))
         turns.step(ToolCall("shell", {"command": action.get("command"),
                                       "workdir": action.get("working_directory")},
                             call_id=item.get("call_id")), at)
     elif kind == "web_search_call":
-        query = (item.get("action") or {}).get("query")
+        query = as_mapping(item.get("action")).get("query")
         if isinstance(query, str):
             turns.step(ToolCall("web_search", {"query": query}), at)
     elif kind in ("function_call_output", "custom_tool_call_output"):

@@ -12,7 +12,7 @@ from typing import Any
 
 from scenarist.errors import ScenaristError
 
-__all__ = ["MAX_LINE_BYTES", "SessionFileError", "json_lines", "timestamp_ms"]
+__all__ = ["MAX_LINE_BYTES", "SessionFileError", "as_list", "as_mapping", "json_lines", "timestamp_ms"]
 
 MAX_LINE_BYTES = 4 * 1024 * 1024  # one JSON line of a session file (a real one: < 1 MB)
 
@@ -62,3 +62,13 @@ def timestamp_ms(value: Any) -> int | None:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else empty: a session line's fields are not trusted."""
+    return value if isinstance(value, list) else []
+
+
+def as_mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else empty."""
+    return value if isinstance(value, dict) else {}

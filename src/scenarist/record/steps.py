@@ -37,8 +37,11 @@ class TurnBuilder:
         if self._prompt is None:  # steps before any prompt (a resumed session): no turn
             return
         step = dataclasses.replace(step, delay_ms=self._since(at_ms))
-        if isinstance(step, ToolCall) and step.call_id:
-            self._calls[step.call_id] = len(self._steps)
+        if isinstance(step, ToolCall):
+            if not isinstance(step.call_id, str):  # an id of another type: not trusted
+                step = dataclasses.replace(step, call_id=None)
+            elif step.call_id:
+                self._calls[step.call_id] = len(self._steps)
         self._steps.append(step)
 
     def result(self, call_id: Any, result: Any, status: str | None) -> None:
