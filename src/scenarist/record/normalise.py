@@ -35,11 +35,13 @@ TMP_RE = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[\w.+-]+/[\w.+-]+/T)"
                     r"(?:/[\w.+@-]+)+")
 
 _SECRETS = (
-    # header lines and JSON/YAML fields that carry credentials
+    # header lines and JSON/YAML fields that carry credentials: a value that looks like one
+    # (6+ token characters, then an end), so code such as ``api_key = os.environ[...]`` in a
+    # written file stays as it is
     re.compile(r"(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|"
                r"openai[-_]api[-_]key|anthropic[-_]api[-_]key|access[-_]token|"
                r"refresh[-_]token|client[-_]secret|password)(\"?\s*[:=]\s*\"?)"
-               r"((?:bearer\s+|basic\s+)?[^\s\",;]+)"),
+               r"((?:bearer\s+|basic\s+)?[A-Za-z0-9._~+/=:%-]{6,})(?=[\s\"',;)}\]]|$)"),
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
     re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}"),
