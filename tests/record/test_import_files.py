@@ -194,6 +194,16 @@ def test_bad_input_is_a_clear_error_naming_file_and_line_and_nothing_is_written(
     assert out.read_text() == "name: kept\n" and list(out.parent.iterdir()) == [out]
 
 
+def test_redact_masks_more_and_a_bad_pattern_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    session = codex_file(tmp_path / "s.jsonl")
+    assert main(["import", str(session), "--redact", r"hel+o", "--redact", "README"]) == 0
+    out = capsys.readouterr().out
+    assert "helo" not in out and "README" not in out and "[REDACTED]" in out
+    assert main(["import", str(session), "--redact", "("]) == 1
+    assert "--redact '(': not a regular expression" in capsys.readouterr().err
+
+
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import"]) == 2
     session = codex_file(tmp_path / "s.jsonl")

@@ -38,6 +38,9 @@ def main(argv: Sequence[str]) -> int:
                         default=[], metavar="MODULE:FUNCTION",
                         help="a str -> str function applied after the built-in normalisers "
                         "(repeatable)")
+    parser.add_argument("--redact", action="append", default=[], metavar="REGEX",
+                        help="also mask every match of REGEX (repeatable; API keys, "
+                        "Authorization and cookies are always masked)")
     parser.add_argument("--no-builtin-normalisers", dest="builtin", action="store_false",
                         help="keep UUIDs, timestamps, dates, temporary folders and the "
                         "workspace path as they are (secrets are masked regardless)")
@@ -45,18 +48,19 @@ def main(argv: Sequence[str]) -> int:
     def body(args: argparse.Namespace) -> int:
         import dataclasses
 
-        from scenarist.record.normalise import normaliser
+        from scenarist.record.normalise import normaliser, redactor
         from scenarist.record.sessions import read_session
         from scenarist.record.writer import write_scenario
 
         out = output_file(parser, "-o", args.output)
         try:
             apply = normaliser(None, args.hooks, builtin=args.builtin)  # hooks checked first
+            mask = redactor(args.redact)
             kind, transcript = read_session(Path(args.file))
             if args.name:
                 transcript = dataclasses.replace(transcript, name=args.name)
             apply = normaliser(transcript.cwd, args.hooks, builtin=args.builtin)
-            text = write_scenario(transcript, normalise=apply, header=(
+            text = write_scenario(transcript, normalise=apply, mask=mask, header=(
                 f"Imported from {_KIND_NAMES[kind]} by `scenarist import`.\n"
                 "Edit freely: scenarist validate checks it, scenarist llm replays it."))
         except ScenaristError as exc:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from scenarist.errors import ScenaristError
 
 __all__ = ["MASK", "HookError", "Normaliser", "builtin_normalisers", "load_hook",
-           "mask_secrets", "normaliser"]
+           "mask_secrets", "normaliser", "redactor"]
 
 Normaliser = Callable[[str], str]
 MASK = "[REDACTED]"
@@ -63,6 +63,24 @@ def mask_secrets(text: str) -> str:
     for pattern in rest:
         text = pattern.sub(MASK, text)
     return text
+
+
+def redactor(patterns: Iterable[str]) -> Normaliser:
+    """:func:`mask_secrets` plus every match of ``patterns`` (``--redact REGEX``; a pattern
+    that does not compile is a :class:`HookError` naming it)."""
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise HookError(f"--redact {pattern!r}: not a regular expression: {exc}") from None
+
+    def mask(text: str) -> str:
+        text = mask_secrets(text)
+        for regex in compiled:
+            text = regex.sub(MASK, text)
+        return text
+    return mask
 
 
 def builtin_normalisers(workspace: str | None = None) -> tuple[Normaliser, ...]:
