@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rest": ("scenarist.rest.cli:main", "serve the Agent Harbor REST API + SSE sessions"),
     "acp": ("scenarist.acp.cli:acp_main", "run the mock ACP agent on stdio"),
     "acp-test": ("scenarist.acp.cli:acp_test_main", "play a scenario's client side against an ACP agent"),
+    "import": ("scenarist.record.import_cli:main", "turn a Codex/Claude Code/ACP session file into a scenario"),
 }
 
 USAGE = "usage: scenarist [-h] [--version] COMMAND [ARGS...]"

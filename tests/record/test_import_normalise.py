@@ -60,3 +60,8 @@ def test_a_user_hook_runs_after_the_builtins(tmp_path: Path, monkeypatch: pytest
         with pytest.raises(ScenaristError, match=message):
             load_hook(spec)
     sys.modules.pop("myhooks", None)
+
+
+def test_code_that_names_a_secret_is_not_a_secret() -> None:
+    code = 'api_key = os.environ["API_KEY"]\npassword: str = ""\ntoken = get_token()\n'
+    assert mask_secrets(code) == code

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from scenarist.errors import ScenaristError
 
 __all__ = ["MASK", "HookError", "Normaliser", "builtin_normalisers", "load_hook",
-           "mask_secrets", "normaliser"]
+           "mask_secrets", "normaliser", "redactor"]
 
 Normaliser = Callable[[str], str]
 MASK = "[REDACTED]"
@@ -35,11 +35,13 @@ TMP_RE = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[\w.+-]+/[\w.+-]+/T)"
                     r"(?:/[\w.+@-]+)+")
 
 _SECRETS = (
-    # header lines and JSON/YAML fields that carry credentials
+    # header lines and JSON/YAML fields that carry credentials: a value that looks like one
+    # (6+ token characters, then an end), so code such as ``api_key = os.environ[...]`` in a
+    # written file stays as it is
     re.compile(r"(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|"
                r"openai[-_]api[-_]key|anthropic[-_]api[-_]key|access[-_]token|"
                r"refresh[-_]token|client[-_]secret|password)(\"?\s*[:=]\s*\"?)"
-               r"((?:bearer\s+|basic\s+)?[^\s\",;]+)"),
+               r"((?:bearer\s+|basic\s+)?[A-Za-z0-9._~+/=:%-]{6,})(?=[\s\"',;)}\]]|$)"),
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
     re.compile(r"\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}"),
@@ -61,6 +63,24 @@ def mask_secrets(text: str) -> str:
     for pattern in rest:
         text = pattern.sub(MASK, text)
     return text
+
+
+def redactor(patterns: Iterable[str]) -> Normaliser:
+    """:func:`mask_secrets` plus every match of ``patterns`` (``--redact REGEX``; a pattern
+    that does not compile is a :class:`HookError` naming it)."""
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise HookError(f"--redact {pattern!r}: not a regular expression: {exc}") from None
+
+    def mask(text: str) -> str:
+        text = mask_secrets(text)
+        for regex in compiled:
+            text = regex.sub(MASK, text)
+        return text
+    return mask
 
 
 def builtin_normalisers(workspace: str | None = None) -> tuple[Normaliser, ...]:

@@ -14,7 +14,8 @@ absolute, taken from the cursor the scenario's own timeline will compute.
 
 ``normalise`` (:mod:`.normalise`) is applied to what the agent is told and tells (prompts,
 text, thinking, results), not to tool arguments: those are what a replay makes the agent
-do. Secrets are masked everywhere (:func:`.normalise.mask_secrets`).
+do. Secrets are masked everywhere (``mask``: :func:`.normalise.mask_secrets`, or a
+:func:`.normalise.redactor` with the user's patterns).
 """
 
 from __future__ import annotations
@@ -60,20 +61,22 @@ def scenario_tools(call: ToolCall, vocabulary: Vocabulary, cwd: str | None) -> t
 
 
 def write_scenario(transcript: Transcript, *, normalise: Normalise | None = None,
-                   header: str | None = None) -> str:
-    """``transcript`` as scenario YAML text (``header``: a comment put first)."""
-    text = yaml.dump(scenario_document(transcript, normalise=normalise), Dumper=_Dumper,
+                   header: str | None = None, mask: Normalise = mask_secrets) -> str:
+    """``transcript`` as scenario YAML text (``header``: a comment put first; ``mask``:
+    what hides secrets in every string written, :func:`.normalise.redactor` for more)."""
+    text = yaml.dump(scenario_document(transcript, normalise=normalise, mask=mask),
+                     Dumper=_Dumper,
                      sort_keys=False, allow_unicode=True, width=100, indent=2)
     if header:
         text = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines()) + text
     return text
 
 
-def scenario_document(transcript: Transcript, *,
-                      normalise: Normalise | None = None) -> dict[str, Any]:
+def scenario_document(transcript: Transcript, *, normalise: Normalise | None = None,
+                      mask: Normalise = mask_secrets) -> dict[str, Any]:
     """The scenario of ``transcript`` as plain data, keys in the format's order."""
-    said = _said(normalise)
-    doc: dict[str, Any] = {"name": mask_secrets(transcript.name)}
+    said = mask if normalise is None else (lambda text: mask(normalise(text)))
+    doc: dict[str, Any] = {"name": mask(transcript.name)}
     if transcript.tags:
         doc["tags"] = _Pair(transcript.tags)
     if transcript.description:
@@ -81,19 +84,13 @@ def scenario_document(transcript: Transcript, *,
     timeline: list[Any] = []
     cursor = 0
     for turn in transcript.turns:
-        cursor = _turn(turn, transcript, said, timeline, cursor)
+        cursor = _turn(turn, transcript, said, mask, timeline, cursor)
     doc["timeline"] = timeline
     return doc
 
 
-def _said(normalise: Normalise | None) -> Normalise:
-    if normalise is None:
-        return mask_secrets
-    return lambda text: mask_secrets(normalise(text))
-
-
-def _turn(turn: Turn, transcript: Transcript, said: Normalise, timeline: list[Any],
-          cursor: int) -> int:
+def _turn(turn: Turn, transcript: Transcript, said: Normalise, mask: Normalise,
+          timeline: list[Any], cursor: int) -> int:
     """Append one turn's items; returns the timeline's cursor after them."""
     at = cursor + max(turn.delay_ms, 0)
     timeline.append({"userInputs": [{"relativeTime": at, "input": _text(said(turn.prompt))}]})
@@ -108,13 +105,13 @@ def _turn(turn: Turn, transcript: Transcript, said: Normalise, timeline: list[An
             if delay:
                 timeline.append({"baseTimeDelta": delay})
             cursor += delay
-            timeline.extend(_tool_events(step, transcript, said))
+            timeline.extend(_tool_events(step, transcript, said, mask))
             continue
         cursor += delay
         if isinstance(step, Failure):  # an answer of its own: the agent retries after it
             if elements:
                 timeline.append({"llmResponse": elements})
-            timeline.append({"llmResponse": [{"error": _error(step, delay)}]})
+            timeline.append({"llmResponse": [{"error": _error(step, delay, mask)}]})
             elements = []
             continue
         kind = "think" if isinstance(step, Thinking) else "assistant"
@@ -134,9 +131,9 @@ def _step(delay: int, text: str) -> Any:
     return _Pair([delay, text])
 
 
-def _error(step: Failure, delay: int) -> dict[str, Any]:
+def _error(step: Failure, delay: int, mask: Normalise) -> dict[str, Any]:
     out: dict[str, Any] = {"errorType": step.error_type, "statusCode": step.status_code,
-                           "message": mask_secrets(step.message)}
+                           "message": mask(step.message)}
     if step.retry_after_seconds is not None:
         out["retryAfterSeconds"] = step.retry_after_seconds
     if delay:
@@ -144,7 +141,8 @@ def _error(step: Failure, delay: int) -> dict[str, Any]:
     return out
 
 
-def _tool_events(call: ToolCall, transcript: Transcript, said: Normalise) -> list[Any]:
+def _tool_events(call: ToolCall, transcript: Transcript, said: Normalise,
+                 mask: Normalise) -> list[Any]:
     tools = scenario_tools(call, transcript.vocabulary, transcript.cwd)
     events: list[Any] = []
     for i, tool in enumerate(tools):
@@ -153,28 +151,28 @@ def _tool_events(call: ToolCall, transcript: Transcript, said: Normalise) -> lis
         if last and call.result is not None:
             result = call.result
             outcome["result"] = _text(said(result)) if isinstance(result, str) else \
-                _masked(result)
+                _masked(result, mask)
         if last and call.status is not None:
             outcome["status"] = call.status
         if isinstance(tool, GenericTool):
-            body: dict[str, Any] = {"toolName": tool.name, "args": _masked(dict(tool.args)),
+            body: dict[str, Any] = {"toolName": tool.name, "args": _masked(dict(tool.args), mask),
                                     **outcome}
             events.append({"agentToolUse": body})
         else:
             args = {k: _text(v) if isinstance(v, str) else v
-                    for k, v in _masked(tool_args(tool)).items()}
+                    for k, v in _masked(tool_args(tool), mask).items()}
             events.append({tool.name: {**args, **outcome}})
     return events
 
 
-def _masked(value: Any) -> Any:
+def _masked(value: Any, mask: Normalise) -> Any:
     """``value`` with secrets masked in every string it holds."""
     if isinstance(value, str):
-        return mask_secrets(value)
+        return mask(value)
     if isinstance(value, Mapping):
-        return {k: _masked(v) for k, v in value.items()}
+        return {k: _masked(v, mask) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_masked(v) for v in value]
+        return [_masked(v, mask) for v in value]
     return value
 
 

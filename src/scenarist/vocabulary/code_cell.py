@@ -39,7 +39,7 @@ def nested_calls(source: str) -> list[tuple[str, Any]]:
             end = _skip(source, end)
             if source[end:end + 1] != ")":
                 return []
-        except (_Unreadable, IndexError):
+        except (_Unreadable, IndexError, ValueError):
             return []
         out.append((name, value))
     return out
