@@ -51,6 +51,10 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ScenarioFailed                 a scenario run from a test failed; also an
     │                                  ``AssertionError`` so pytest reports it as one
     │                                  (runner.result)
+    ├── SessionFileError               a session file ``scenarist import`` cannot read: names
+    │                                  file:line, exit 1, nothing written (record.lines)
+    ├── HookError                      a ``--normalise`` hook or ``--redact`` pattern that cannot
+    │                                  be loaded (record.normalise)
     ├── UnreadableRequest,              what ``scenarist record`` relays is not the API's wire
     │   UnreadableAnswer               (garbage, a cut stream); the client gets a 502 or the
     │                                  API's error event, nothing is recorded (record.history,

@@ -142,6 +142,6 @@ def test_the_masker_masks_headers_key_shapes_and_patterns() -> None:
     masker = Masker.of([r"ticket-\d+"])
     masker.learn([("Authorization", "Bearer tok_abcdefgh"), ("x-api-key", "k-123456"),
                   ("content-type", "application/json")])
-    got = masker.value({"a": ["tok_abcdefgh and k-123456", "sk-proj-abcdefghijklmnop"],
-                        "b": "see ticket-42 on application/json"})
-    assert got == {"a": [f"{MASK} and {MASK}", MASK], "b": f"see {MASK} on application/json"}
+    got = masker.text("tok_abcdefgh and k-123456, sk-proj-abcdefghijklmnop; see ticket-42 "
+                      "on application/json")
+    assert got == f"{MASK} and {MASK}, {MASK}; see {MASK} on application/json"

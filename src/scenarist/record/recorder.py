@@ -12,15 +12,14 @@ a reader never sees half a scenario, and what a session said is not shown to oth
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from scenarist.record.chain import Chain, Exchange, attach, is_side
+from scenarist.record.import_cli import write_private
 from scenarist.record.redact import Masker
 
 #: chain → scenario YAML text (its name given); masks every text it writes with the masker
@@ -53,7 +52,7 @@ class Recorder:
             name = self.file_name(chain)
             path = self.out / f"{name}.yaml"
             try:
-                write_atomic(path, self.render(chain, name, self.masker))
+                write_private(path, self.render(chain, name, self.masker))
             except OSError as exc:
                 print(f"scenarist record: {label}: cannot write {path}: {exc}", file=sys.stderr,
                       flush=True)
@@ -91,17 +90,3 @@ def slug(text: str, limit: int = 60) -> str:
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     cut = words[:limit].rstrip("-")
     return cut or "conversation"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (temp file + rename), mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temp, 0o600)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -10,12 +10,10 @@ guarantee every writer gives); and the user's ``--redact`` patterns.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-from scenarist.record.normalise import MASK, mask_secrets
+from scenarist.record.normalise import MASK, Normaliser, mask_secrets, redactor
 
 #: request headers whose values are credentials
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie",
@@ -25,15 +23,15 @@ SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie",
 
 @dataclass(slots=True)
 class Masker:
-    """Masks secrets in any JSON-like value (strings inside dicts and lists included)."""
+    """Masks secrets in a text (the writer applies it to every string it writes)."""
 
-    patterns: Sequence[re.Pattern[str]] = ()
+    redact: Normaliser = mask_secrets  # key shapes and the ``--redact`` patterns
     secrets: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, redact: Iterable[str]) -> Masker:
-        """The user's patterns (raises ``re.error`` for a bad one)."""
-        return cls(tuple(re.compile(p) for p in redact))
+    def of(cls, patterns: Iterable[str]) -> Masker:
+        """Key shapes and the user's patterns (a bad one: :class:`~.normalise.HookError`)."""
+        return cls(redactor(patterns))
 
     def learn(self, headers: Iterable[tuple[str, str]]) -> None:
         """Remember the credential values a client sent (the bare token of ``Bearer X`` too)."""
@@ -47,16 +45,4 @@ class Masker:
     def text(self, value: str) -> str:
         for secret in sorted(self.secrets, key=len, reverse=True):
             value = value.replace(secret, MASK)
-        value = mask_secrets(value)
-        for pattern in self.patterns:
-            value = pattern.sub(MASK, value)
-        return value
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
-        return value
+        return self.redact(value)

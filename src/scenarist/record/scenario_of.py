@@ -3,8 +3,9 @@
 The proxy's chain (:mod:`.chain`) says what the conversation was in wire-neutral beats; this
 module turns them into the agent-neutral :class:`~.transcript.Transcript` that ``scenarist
 import`` builds from session files too, so one writer (:mod:`.writer`) and one set of inverse
-tool tables make every scenario. What is recorded is masked first (the client's credentials,
-key shapes, ``--redact``: :class:`~.redact.Masker`), ids are left out (the upstream's call ids
+tool tables make every scenario. Everything written is masked by the writer with the
+session's :class:`~.redact.Masker` (the client's credentials, key shapes, ``--redact``), ids
+are left out (the upstream's call ids
 mean nothing to a replay), and the built-in normalisers make the workspace path, temporary
 folders, UUIDs and dates stable (:mod:`.normalise`).
 """
@@ -35,13 +36,11 @@ _CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "exec"})
 
 def render(chain: Chain, name: str, masker: Masker) -> str:
     """The scenario YAML of ``chain``, named ``name``."""
-    return write(transcript_of(chain, name, masker))
-
-
-def write(transcript: Transcript) -> str:
     from scenarist.record.writer import write_scenario
 
-    return write_scenario(transcript, normalise=normaliser(transcript.cwd), header=HEADER)
+    transcript = transcript_of(chain, name)
+    return write_scenario(transcript, normalise=normaliser(transcript.cwd), header=HEADER,
+                          mask=masker.text)
 
 
 def vocabulary_of(history: History) -> Vocabulary:
@@ -54,8 +53,8 @@ def vocabulary_of(history: History) -> Vocabulary:
     return "format"
 
 
-def transcript_of(chain: Chain, name: str, masker: Masker) -> Transcript:
-    """``chain`` as a transcript: a turn per prompt, its steps in order, everything masked."""
+def transcript_of(chain: Chain, name: str) -> Transcript:
+    """``chain`` as a transcript: a turn per prompt, its steps in order (ids left out)."""
     turns: list[Turn] = []
     prompt: str | None = None
     steps: list[Step] = []
@@ -63,28 +62,27 @@ def transcript_of(chain: Chain, name: str, masker: Masker) -> Transcript:
         if isinstance(beat.item, Prompt):
             if prompt is not None:
                 turns.append(Turn(prompt, tuple(steps)))
-            prompt, steps = masker.text(beat.item.text), []
+            prompt, steps = beat.item.text, []
         elif prompt is not None:
-            steps.append(_step(beat, masker))
+            steps.append(_step(beat))
     if prompt is not None:
         turns.append(Turn(prompt, tuple(steps)))
     return Transcript(name, tuple(turns), vocabulary_of(chain.first), chain.cwd,
                       tags=("recorded",))
 
 
-def _step(beat: Beat, masker: Masker) -> Step:
+def _step(beat: Beat) -> Step:
     item, delay = beat.item, beat.delay_ms
     if isinstance(item, Thought):
-        return Thinking(masker.text(item.text), delay)
+        return Thinking(item.text, delay)
     if isinstance(item, Said):
-        return Text(masker.text(item.text), delay)
+        return Text(item.text, delay)
     if isinstance(item, Call):
         outcome = beat.outcome
         value = item.input if isinstance(item.input, dict | str) else {"input": item.input}
-        return ToolCall(item.name, masker.value(value),
-                        result=masker.text(outcome.output) if outcome else None,
+        return ToolCall(item.name, value, result=outcome.output if outcome else None,
                         status="error" if outcome and outcome.is_error else None,
                         delay_ms=delay)
     assert isinstance(item, Refusal)
-    return Failure(masker.text(item.message), item.status, item.error_type or "api_error",
+    return Failure(item.message, item.status, item.error_type or "api_error",
                    item.retry_after_s, delay)
