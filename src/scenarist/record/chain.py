@@ -73,14 +73,23 @@ def attach(chains: list[Chain], exchange: Exchange) -> Chain:
                                          retry=c.exchanges[-1].reading.failure is not None)]
     if fits:
         chain = max(fits, key=lambda c: len(c.last.key()))
-    else:
+    else:  # a new conversation; one that started the same way before was a run of it
         chain = Chain()
+        chains[:] = [c for c in chains if not _same_start(c.first, c.test_id, exchange)]
         chains.append(chain)
     if chain.exchanges:  # the new history carries all the last one did
         last = chain.exchanges[-1]
         chain.exchanges[-1] = replace(last, history=last.history.slim())
     chain.exchanges.append(exchange)
     return chain
+
+
+def _same_start(first: History, test_id: str | None, exchange: Exchange) -> bool:
+    """Whether a chain began as ``exchange`` begins: the same conversation run again, whose
+    file the new run replaces (so a session keeps one chain per conversation, not per run)."""
+    other = exchange.history
+    return (test_id == exchange.test_id and first.prompts[:1] == other.prompts[:1]
+            and first.system == other.system and bool(first.tools) == bool(other.tools))
 
 
 def is_side(chain: Chain, chains: Sequence[Chain]) -> bool:

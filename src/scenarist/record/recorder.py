@@ -46,6 +46,8 @@ class Recorder:
         """Record one exchange; the path of the scenario written (None: a side request)."""
         with self._lock:
             chain = attach(self.chains, exchange)
+            kept = {id(c) for c in self.chains}
+            self._written = {k: v for k, v in self._written.items() if k in kept}
             self._drop_sides()
             if is_side(chain, self.chains):
                 return None
