@@ -55,7 +55,9 @@ def test_a_recorded_answer_replays_the_same(tmp_path: Path, api: str, stream: bo
     [path] = recorded(out)
     assert path.name == "where-does-the-build-run.yaml"
     assert_private(path)
-    assert KEY not in path.read_text()
+    text = path.read_text()
+    assert KEY not in text
+    assert not any(f in text for f in ("chatcmpl-", "resp_", "msg_"))  # no upstream ids
     scenario = load_scenario(path)
     assert scenario.effective_initial_prompt == PROMPT
     [answer] = [e for e in scenario.timeline if isinstance(e, LlmResponse)]
