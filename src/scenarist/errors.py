@@ -51,6 +51,10 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ScenarioFailed                 a scenario run from a test failed; also an
     │                                  ``AssertionError`` so pytest reports it as one
     │                                  (runner.result)
+    ├── SessionFileError               a session file ``scenarist import`` cannot read: names
+    │                                  file:line, exit 1, nothing written (record.lines)
+    ├── HookError                      a ``--normalise`` hook or ``--redact`` pattern that cannot
+    │                                  be loaded (record.normalise)
     └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
                                        (agent.cli, agent.play)
 
