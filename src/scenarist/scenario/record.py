@@ -27,13 +27,16 @@ class Record:
         if other.__class__ is not self.__class__:
             return NotImplemented
         compared = [f.name for f in fields(self) if f.compare]  # type: ignore[arg-type]
-        return (tuple(getattr(self, name) for name in compared)
-                == tuple(getattr(other, name) for name in compared))
+        return tuple(getattr(self, name) for name in compared) == tuple(
+            getattr(other, name) for name in compared
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable by type, like a dataclass with eq
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}"
-                          for f in fields(self)  # type: ignore[arg-type]
-                          if f.repr)
+        shown = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)  # type: ignore[arg-type]
+            if f.repr
+        )
         return f"{self.__class__.__qualname__}({shown})"
