@@ -23,8 +23,10 @@ records' field types are objects once the classes exist and ``register`` reads a
 straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
 a module that postpones them, compiles every annotation string: for the tools here that is
 ~12 M of the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose
-start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). The
-records are not frozen, for the same budget (see :mod:`scenarist.scenario.model`).
+start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). For the
+same budget the records are not frozen and inherit ``__eq__`` and ``__repr__`` from
+:class:`~scenarist.scenario.record.Record` (see :mod:`scenarist.scenario.model`); a tool
+declared elsewhere may be any slotted dataclass.
 """
 
 import dataclasses
