@@ -24,6 +24,7 @@ from typing import Any
 
 from scenarist.agent.tools import Outcome
 from scenarist.json_out import as_text
+from scenarist.text_compare import normalise
 
 __all__ = ["Problem", "check_edit", "check_prompt", "check_tool", "normalise", "text_diff"]
 
@@ -38,14 +39,6 @@ class Problem:
 
     what: str
     diff: str = ""
-
-
-def normalise(text: str) -> str:
-    """Text as compared: ``\\n`` line ends, no trailing spaces, no trailing blank lines."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines)
 
 
 def text_diff(expected: str, actual: str) -> str:

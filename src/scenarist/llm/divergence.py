@@ -1,0 +1,249 @@
+"""The first step where a conversation left its scenario: what a refusal names, pure.
+
+When a request does not fit the scenario (another prompt, another tool call, a tool result
+other than the scenario's ``result``/``status``, a missing tool result, no scenario at all),
+the server's 409/404 and its journal name the first divergent step: where it is (the turn and
+call, the scenario's ``file:line``), which field differs, and expected vs got as a short diff
+(long values cut around the first difference, secrets masked), plus the nearest scenarios when
+selection failed. A person reads it in an SDK exception; a test reads the journal's
+``divergence`` object.
+
+Tool results are compared only where the scenario states them, and only for the tools whose
+result *is* their output (``runCmd``, ``readFile``, ``grep``, ``listDir``, ``find``, ``sed``,
+``bashOutput``: the mock agent's rule, :mod:`scenarist.agent.compare`). Agents wrap what a
+tool printed (Codex: ``Process exited with code 0`` … ``Output:``; Claude Code's ``Read``:
+numbered lines), so the scenario's text matches when its normalised lines are a run of whole
+lines of the result (line numbers stripped, :mod:`scenarist.text_compare`'s normalisation).
+
+This is the slow path: nothing here runs for a request that fits its scenario, except
+:func:`carries` (one cached set lookup per call in the history).
+"""
+
+# Annotations are not postponed here: see "Records" in docs/architecture.md.
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from scenarist.json_out import as_text
+from scenarist.llm.script import Action, EditAction, ToolAction
+from scenarist.llm.tool_fit import ROLE_HINTS, ROLE_NAMES, Role, norm
+from scenarist.scenario.tools import (
+    TOOLS,
+    BashOutput,
+    EditFile,
+    Find,
+    Grep,
+    KillShell,
+    ListDir,
+    ReadFile,
+    RunCmd,
+    Sed,
+    WriteFile,
+)
+from scenarist.text_compare import normalise
+from scenarist.vocabulary import claude_code
+
+__all__ = ["WIDTH", "Divergence", "action_label", "carries", "mask", "result_divergence"]
+
+WIDTH = 80  # characters of a value shown around its first difference
+
+#: the tools whose result is their output (compared with the scenario's ``result``)
+OUTPUT_TOOLS: tuple[type[Any], ...] = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
+
+_SECRETS = (
+    # an Authorization header or field, whatever its scheme
+    re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer\s+|basic\s+)?)[^\s\"',;]+"),
+    # API keys and tokens named as such: x-api-key: …, api_key=…, "token": "…"
+    re.compile(r"(?i)(\b(?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|secret|password)"
+               r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]+"),
+    # provider keys by their look: sk-…, sk-ant-…, AIza…
+    re.compile(r"()\b(?:sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})"),
+)
+_MASK = "****"
+_LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|→)")
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:?)\s+(-?\d+)")
+_SUCCESS = ("ok", "completed")
+_FAILURE = ("error", "failed")
+
+
+def mask(text: str) -> str:
+    """``text`` with secrets masked: Authorization values, named API keys, tokens and
+    passwords, and strings that look like provider keys (``sk-…``)."""
+    for pattern in _SECRETS:
+        text = pattern.sub(lambda m: m.group(1) + _MASK, text)
+    return text
+
+
+def _first_difference(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _cut(text: str, at: int, width: int) -> str:
+    """``text`` shown around position ``at``, at most about ``width`` characters."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = start + width
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+class Divergence(NamedTuple):
+    """The first step where a request left its scenario, and how."""
+
+    scenario: str
+    step: str  # e.g. "turn 2, call 1 of 1: runCmd 'npm test'"
+    where: str  # the scenario's file:line of that step
+    field: str  # e.g. "tool result of runCmd 'npm test'", "prompt", "tool call name"
+    expected: str
+    got: str
+    nearest: tuple[tuple[str, int, str], ...] = ()  # (scenario, distance, prompt): no selection
+
+    def shown(self, width: int = WIDTH) -> tuple[str, str, str]:
+        """Expected and got, masked and cut around their first difference, and where that is
+        (``line L, column C`` of the normalised text)."""
+        expected, got = mask(normalise(self.expected)), mask(normalise(self.got))
+        at = _first_difference(expected, got)
+        line = expected.count("\n", 0, at) + 1
+        column = at - (expected.rfind("\n", 0, at) + 1) + 1
+        return _cut(expected, at, width), _cut(got, at, width), f"line {line}, column {column}"
+
+    def describe(self, *, nearest: bool = True) -> str:
+        """One line for a person reading an SDK exception or a report (``nearest``: with the
+        nearest scenarios, when selection failed)."""
+        expected, got, at = self.shown()
+        text = (f"first divergence from scenario {self.scenario!r} at {self.step} "
+                f"({self.where}): {self.field}: expected {expected!r}, got {got!r} "
+                f"(first difference at {at})")
+        if self.nearest and nearest:
+            text += "; nearest: " + "; ".join(
+                f"{name!r} at distance {d} (prompt {mask(_cut(p, 0, WIDTH))!r})"
+                for name, d, p in self.nearest)
+        return text
+
+    def as_json(self) -> dict[str, Any]:
+        """The journal's ``divergence`` object (values masked and cut as in the message)."""
+        expected, got, at = self.shown()
+        out: dict[str, Any] = {"scenario": self.scenario, "step": self.step,
+                               "where": self.where, "field": self.field, "expected": expected,
+                               "got": got, "first_difference": at}
+        if self.nearest:
+            out["nearest"] = [{"scenario": n, "distance": d, "prompt": mask(_cut(p, 0, WIDTH))}
+                              for n, d, p in self.nearest]
+        return out
+
+
+def action_label(action: Action) -> str:
+    """A scenario action as a person recognises it: ``runCmd 'npm test'``,
+    ``writeFile 'a.txt'``, ``agentEdits 'notes.md'``."""
+    if isinstance(action, EditAction):
+        return f"agentEdits {action.path!r}"
+    call = action.call
+    if isinstance(call, RunCmd):
+        return f"runCmd {_cut(call.cmd, 0, 60)!r}"
+    for key in ("path", "pattern", "url", "query", "description"):
+        value = action.args.get(key)
+        if isinstance(value, str) and value:
+            return f"{action.tool} {_cut(value, 0, 60)!r}"
+    return action.tool
+
+
+# -- which call names may carry a scenario action -------------------------------------------
+
+_SHELL_LIKE: tuple[Role, ...] = ("shell", "read")
+_ROLES: dict[type[Any], tuple[Role, ...]] = {
+    RunCmd: ("shell",), BashOutput: ("shell",), KillShell: ("shell",),
+    ReadFile: _SHELL_LIKE, Grep: _SHELL_LIKE, ListDir: _SHELL_LIKE, Find: _SHELL_LIKE,
+    Sed: _SHELL_LIKE, WriteFile: ("write", "edit", "shell"), EditFile: ("edit", "write", "shell"),
+}
+_EDIT_ROLES: tuple[Role, ...] = ("edit", "write", "shell")
+#: names any action may go out under: Codex's code-mode cell and patch tool, a nameless call
+_ANY = frozenset({"exec", "applypatch", ""})
+_LISTING = ("grep", "glob", "ls", "find", "list", "search", "sed")
+
+
+def carries(action: Action, name: str) -> bool:
+    """Whether a call named ``name`` in the history can be ``action`` as the server sent it
+    (its own name or the format's spelling, Claude Code's or Codex's tool for it, or a tool
+    of its role as tool fitting picks one). Lenient on purpose: a call the server made must
+    never be taken for another."""
+    if isinstance(action, EditAction):
+        return _carries("agentEdits", norm(name))
+    return _carries(action.tool, norm(name))
+
+
+@lru_cache(maxsize=4096)
+def _carries(tool: str, got: str) -> bool:
+    kind = TOOLS.get(tool) if tool != "agentEdits" else None  # None for a generic tool too
+    own = norm(tool)
+    if got in _ANY or own == got or own in got or (got and got in own):
+        return True
+    claude = claude_code.NAMES.get(kind) if kind is not None else None
+    if claude is not None and norm(claude) == got:
+        return True
+    roles = _EDIT_ROLES if tool == "agentEdits" else _ROLES.get(kind, ()) if kind else ()
+    if kind in (Grep, ListDir, Find, Sed) and any(word in got for word in _LISTING):
+        return True
+    return any(got in ROLE_NAMES[role] or any(h in got for h in ROLE_HINTS[role])
+               for role in roles)
+
+
+# -- tool results against the scenario's result/status ---------------------------------------
+
+
+class ToolCall(NamedTuple):
+    """A tool call in the request's history and the result the client sent for it."""
+
+    name: str
+    result: str | None  # None: the request carries no result for the call
+    error: bool | None  # whether the result reports a failure (None: cannot tell)
+
+
+def failed(result: str, flagged: bool | None) -> bool | None:
+    """Whether a tool result reports a failure: the API's flag (Anthropic ``is_error``), else
+    an exit code the agent wrote (Codex ``Process exited with code N``, ``Exit code: N``);
+    None when the result does not say."""
+    if flagged is not None:
+        return flagged
+    found = _EXIT.search(result)
+    return None if found is None else found.group(1) != "0"
+
+
+def result_matches(expected: str, got: str) -> bool:
+    """Whether the scenario's ``expected`` text is what the tool printed, inside the result
+    the agent sent (see the module doc)."""
+    want = normalise(expected).split("\n")
+    if want == [""]:
+        return True
+    lines = normalise(got).split("\n")
+    bare = [_LINE_NUMBER.sub("", line, count=1).rstrip() for line in lines]
+    return any(_has_run(view, want) for view in (lines, bare))
+
+
+def _has_run(lines: Sequence[str], want: Sequence[str]) -> bool:
+    n = len(want)
+    return any(lines[i:i + n] == want for i in range(len(lines) - n + 1))
+
+
+def result_divergence(scenario: str, step: str, where: str, action: ToolAction,
+                      call: ToolCall) -> Divergence | None:
+    """How ``call``'s result differs from what ``action`` expects, or None."""
+    label = action_label(action)
+    if call.result is None:
+        return Divergence(scenario, step, where, f"tool result of {label}",
+                          "a tool result for the call", "no tool result in the request")
+    status = action.status
+    if status in _SUCCESS + _FAILURE and call.error is not None:
+        expects_failure = status in _FAILURE
+        if call.error != expects_failure:
+            wanted = "a failure" if expects_failure else "a success"
+            return Divergence(scenario, step, where, f"tool status of {label}",
+                              f"{wanted} (status: {status})",
+                              "a failure" if call.error else "a success")
+    if action.result is not None and isinstance(action.call, OUTPUT_TOOLS):
+        expected = as_text(action.result)
+        if not result_matches(expected, call.result):
+            return Divergence(scenario, step, where, f"tool result of {label}", expected,
+                              call.result)
+    return None
