@@ -15,7 +15,8 @@ tool printed (Codex: ``Process exited with code 0`` … ``Output:``; Claude Code
 numbered lines), so the scenario's text matches when its normalised lines are a run of whole
 lines of the result (line numbers stripped, :mod:`scenarist.text_compare`'s normalisation).
 
-This is the slow path: nothing here runs for a request that fits its scenario, except
+The record itself (:class:`~scenarist.divergence.Divergence`: masking, cutting, the message)
+is shared with the mock agent and the test executor's reports. This is the slow path: nothing here runs for a request that fits its scenario, except
 :func:`carries` (one cached set lookup per call in the history).
 """
 
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from scenarist.divergence import Divergence, cut, mask
 from scenarist.json_out import as_text
 from scenarist.llm.script import Action, EditAction, ToolAction
 from scenarist.llm.tool_fit import ROLE_HINTS, ROLE_NAMES, Role, norm
@@ -44,94 +46,15 @@ from scenarist.scenario.tools import (
 from scenarist.text_compare import normalise
 from scenarist.vocabulary import claude_code
 
-__all__ = ["WIDTH", "Divergence", "action_label", "carries", "mask", "result_divergence"]
-
-WIDTH = 80  # characters of a value shown around its first difference
+__all__ = ["Divergence", "action_label", "carries", "mask", "result_divergence"]
 
 #: the tools whose result is their output (compared with the scenario's ``result``)
 OUTPUT_TOOLS: tuple[type[Any], ...] = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
 
-_SECRETS = (
-    # an Authorization header or field, whatever its scheme
-    re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer\s+|basic\s+)?)[^\s\"',;]+"),
-    # API keys and tokens named as such: x-api-key: …, api_key=…, "token": "…"
-    re.compile(r"(?i)(\b(?:x-)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|secret|password)"
-               r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]+"),
-    # provider keys by their look: sk-…, sk-ant-…, AIza…
-    re.compile(r"()\b(?:sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})"),
-)
-_MASK = "****"
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|→)")
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:?)\s+(-?\d+)")
 _SUCCESS = ("ok", "completed")
 _FAILURE = ("error", "failed")
-
-
-def mask(text: str) -> str:
-    """``text`` with secrets masked: Authorization values, named API keys, tokens and
-    passwords, and strings that look like provider keys (``sk-…``)."""
-    for pattern in _SECRETS:
-        text = pattern.sub(lambda m: m.group(1) + _MASK, text)
-    return text
-
-
-def _first_difference(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    return next((i for i in range(n) if a[i] != b[i]), n)
-
-
-def _cut(text: str, at: int, width: int) -> str:
-    """``text`` shown around position ``at``, at most about ``width`` characters."""
-    if len(text) <= width:
-        return text
-    start = max(0, min(at - width // 3, len(text) - width))
-    end = start + width
-    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
-
-
-class Divergence(NamedTuple):
-    """The first step where a request left its scenario, and how."""
-
-    scenario: str
-    step: str  # e.g. "turn 2, call 1 of 1: runCmd 'npm test'"
-    where: str  # the scenario's file:line of that step
-    field: str  # e.g. "tool result of runCmd 'npm test'", "prompt", "tool call name"
-    expected: str
-    got: str
-    nearest: tuple[tuple[str, int, str], ...] = ()  # (scenario, distance, prompt): no selection
-
-    def shown(self, width: int = WIDTH) -> tuple[str, str, str]:
-        """Expected and got, masked and cut around their first difference, and where that is
-        (``line L, column C`` of the normalised text)."""
-        expected, got = mask(normalise(self.expected)), mask(normalise(self.got))
-        at = _first_difference(expected, got)
-        line = expected.count("\n", 0, at) + 1
-        column = at - (expected.rfind("\n", 0, at) + 1) + 1
-        return _cut(expected, at, width), _cut(got, at, width), f"line {line}, column {column}"
-
-    def describe(self, *, nearest: bool = True) -> str:
-        """One line for a person reading an SDK exception or a report (``nearest``: with the
-        nearest scenarios, when selection failed)."""
-        expected, got, at = self.shown()
-        text = (f"first divergence from scenario {self.scenario!r} at {self.step} "
-                f"({self.where}): {self.field}: expected {expected!r}, got {got!r} "
-                f"(first difference at {at})")
-        if self.nearest and nearest:
-            text += "; nearest: " + "; ".join(
-                f"{name!r} at distance {d} (prompt {mask(_cut(p, 0, WIDTH))!r})"
-                for name, d, p in self.nearest)
-        return text
-
-    def as_json(self) -> dict[str, Any]:
-        """The journal's ``divergence`` object (values masked and cut as in the message)."""
-        expected, got, at = self.shown()
-        out: dict[str, Any] = {"scenario": self.scenario, "step": self.step,
-                               "where": self.where, "field": self.field, "expected": expected,
-                               "got": got, "first_difference": at}
-        if self.nearest:
-            out["nearest"] = [{"scenario": n, "distance": d, "prompt": mask(_cut(p, 0, WIDTH))}
-                              for n, d, p in self.nearest]
-        return out
 
 
 def action_label(action: Action) -> str:
@@ -141,11 +64,11 @@ def action_label(action: Action) -> str:
         return f"agentEdits {action.path!r}"
     call = action.call
     if isinstance(call, RunCmd):
-        return f"runCmd {_cut(call.cmd, 0, 60)!r}"
+        return f"runCmd {cut(call.cmd, 0, 60)!r}"
     for key in ("path", "pattern", "url", "query", "description"):
         value = action.args.get(key)
         if isinstance(value, str) and value:
-            return f"{action.tool} {_cut(value, 0, 60)!r}"
+            return f"{action.tool} {cut(value, 0, 60)!r}"
     return action.tool
 
 
