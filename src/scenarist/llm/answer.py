@@ -686,8 +686,10 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
 def diverged(exc: PositionError, notes: Notes) -> "_Rejected":
     """The 409 for a request that left its scenario, naming the first divergent step
     (:mod:`scenarist.llm.divergence`) in the message and the journal."""
-    notes["expected"] = exc.expected
-    message = f"scenarist: {exc.message}; expected next: {exc.expected}"
+    message = f"scenarist: {exc.message}"
+    if exc.expected is not None:
+        notes["expected"] = exc.expected
+        message += f"; expected next: {exc.expected}"
     if exc.divergence is not None:
         notes["divergence"] = exc.divergence.as_json()
         message += f"; {exc.divergence.describe()}"

@@ -299,6 +299,5 @@ def check_results(script: Script, position: Position, calls: list[ToolCall]) -> 
             found = None
         if found is not None:
             raise PositionError(
-                f"the conversation diverges from scenario {script.name!r} at {step}: "
-                f"{found.field}", expected=f"{found.field}: {found.expected}",
+                f"the tool results in the request do not match scenario {script.name!r}",
                 divergence=found)
