@@ -46,7 +46,7 @@ from scenarist.scenario.tools import (
 from scenarist.text_compare import normalise
 from scenarist.vocabulary import claude_code
 
-__all__ = ["Divergence", "action_label", "carries", "mask", "result_divergence"]
+__all__ = ["Divergence", "action_label", "carries", "mask", "missing_result", "result_divergence"]
 
 #: the tools whose result is their output (compared with the scenario's ``result``)
 OUTPUT_TOOLS: tuple[type[Any], ...] = (RunCmd, ReadFile, Grep, ListDir, Find, Sed, BashOutput)
@@ -136,37 +136,50 @@ def failed(result: str, flagged: bool | None) -> bool | None:
 def result_matches(expected: str, got: str) -> bool:
     """Whether the scenario's ``expected`` text is what the tool printed, inside the result
     the agent sent (see the module doc)."""
-    want = normalise(expected).split("\n")
-    if want == [""]:
+    if got.strip() == expected.strip():
         return True
+    want = _lines(expected)
+    if not want[0] and len(want) == 1:
+        return True
+    if any(line not in got for line in want):  # each line must occur somewhere: cheap
+        return False
     lines = normalise(got).split("\n")
-    bare = [_LINE_NUMBER.sub("", line, count=1).rstrip() for line in lines]
-    return any(_has_run(view, want) for view in (lines, bare))
+    if _has_run(lines, want):
+        return True
+    return _has_run([_LINE_NUMBER.sub("", line, count=1).rstrip() for line in lines], want)
 
 
-def _has_run(lines: Sequence[str], want: Sequence[str]) -> bool:
+@lru_cache(maxsize=1024)
+def _lines(expected: str) -> tuple[str, ...]:
+    """A scenario's expected text as compared (the same few texts on every request)."""
+    return tuple(normalise(expected).split("\n"))
+
+
+def _has_run(lines: Sequence[str], want: tuple[str, ...]) -> bool:
     n = len(want)
-    return any(lines[i:i + n] == want for i in range(len(lines) - n + 1))
+    return any(tuple(lines[i:i + n]) == want for i in range(len(lines) - n + 1))
 
 
-def result_divergence(scenario: str, step: str, where: str, action: ToolAction,
-                      call: ToolCall) -> Divergence | None:
-    """How ``call``'s result differs from what ``action`` expects, or None."""
-    label = action_label(action)
+def result_divergence(action: ToolAction, call: ToolCall) -> tuple[str, str, str] | None:
+    """How ``call``'s result differs from what ``action`` expects, as (field, expected, got),
+    or None."""
     if call.result is None:
-        return Divergence(scenario, step, where, f"tool result of {label}",
-                          "a tool result for the call", "no tool result in the request")
+        return missing_result(action)
     status = action.status
     if status in _SUCCESS + _FAILURE and call.error is not None:
         expects_failure = status in _FAILURE
         if call.error != expects_failure:
             wanted = "a failure" if expects_failure else "a success"
-            return Divergence(scenario, step, where, f"tool status of {label}",
-                              f"{wanted} (status: {status})",
-                              "a failure" if call.error else "a success")
+            return (f"tool status of {action_label(action)}", f"{wanted} (status: {status})",
+                    "a failure" if call.error else "a success")
     if action.result is not None and isinstance(action.call, OUTPUT_TOOLS):
         expected = as_text(action.result)
         if not result_matches(expected, call.result):
-            return Divergence(scenario, step, where, f"tool result of {label}", expected,
-                              call.result)
+            return f"tool result of {action_label(action)}", expected, call.result
     return None
+
+
+def missing_result(action: Action) -> tuple[str, str, str]:
+    """The (field, expected, got) of a call the request sends no result for."""
+    return (f"tool result of {action_label(action)}", "a tool result for the call",
+            "no tool result in the request")

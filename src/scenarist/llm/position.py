@@ -38,6 +38,7 @@ from scenarist.llm.divergence import (
     ToolCall,
     action_label,
     carries,
+    missing_result,
     result_divergence,
 )
 from scenarist.llm.ids import TurnRef
@@ -288,16 +289,12 @@ def check_results(script: Script, position: Position, calls: list[ToolCall]) -> 
     if not made or len(calls) < len(made):
         return
     for (turn, k, action), call in zip(made, calls[len(calls) - len(made):], strict=True):
-        step, line = _call_step(turn, k), action.line or turn.line
         if isinstance(action, ToolAction):
-            found = result_divergence(script.name, step, script.where(line), action, call)
-        elif call.result is None:
-            found = Divergence(script.name, step, script.where(line),
-                               f"tool result of {action_label(action)}",
-                               "a tool result for the call", "no tool result in the request")
+            found = result_divergence(action, call)
         else:
-            found = None
+            found = missing_result(action) if call.result is None else None
         if found is not None:
             raise PositionError(
                 f"the tool results in the request do not match scenario {script.name!r}",
-                divergence=found)
+                divergence=Divergence(script.name, _call_step(turn, k),
+                                      script.where(action.line or turn.line), *found))

@@ -1,13 +1,16 @@
-"""The tool calls in a request's history with the results the client sent back, in order.
+"""The last tool calls of a request's history with the results the client sent back.
 
 :mod:`scenarist.llm.conversation` (every request's path) only counts calls and results; this
 reads their text, for the requests whose scenario states a result or status, or that lack a
-result (:mod:`scenarist.llm.divergence`). Pure, over a body :func:`~scenarist.llm.conversation.
-read_request` has already validated; anything it does not recognise is skipped.
+result (:mod:`scenarist.llm.divergence`). Only the calls of the current user turn are
+compared, so the history is read from its end and reading stops once they are found: a long
+agent session costs what its last turn holds. Pure, over a body
+:func:`~scenarist.llm.conversation.read_request` has already validated; anything it does not
+recognise is skipped.
 """
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from scenarist.json_out import as_text
@@ -26,15 +29,31 @@ _BUILT_IN = frozenset({"web_search_call", "file_search_call", "computer_call",
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output",
                       "local_shell_call_output", "computer_call_output", "mcp_call_output",
                       "tool_search_output"})
+_OWN = object()  # the id of a call that carries its own result
+
+# what the history holds, newest first: ("call", name, id) or ("result", id, (text, flag))
+Item = tuple[str, Any, Any]
 
 
-def tool_calls(api: Api, body: Mapping[str, Any]) -> list[ToolCall]:
-    """Every tool call of the history, oldest first, each with its result (None: missing)."""
-    if api == "chat":
-        return _chat(body.get("messages"))
-    if api == "responses":
-        return _responses(body.get("input"))
-    return _messages(body.get("messages"))
+def tool_calls(api: Api, body: Mapping[str, Any], last: int) -> list[ToolCall]:
+    """The ``last`` tool calls of the history (fewer if it holds fewer), oldest first, each
+    with its result (None: the request carries none)."""
+    items = (_chat(body.get("messages")) if api == "chat" else
+             _responses(body.get("input")) if api == "responses" else
+             _messages(body.get("messages")))
+    results: dict[Any, tuple[str, bool | None]] = {}
+    calls: list[ToolCall] = []
+    for kind, first, second in items:
+        if len(calls) >= last:
+            break
+        if kind == "result":
+            results.setdefault(first, second)
+            continue
+        found = ("", None) if second is _OWN else results.get(second)
+        calls.append(ToolCall(first, None, None) if found is None
+                     else ToolCall(first, found[0], failed(*found)))
+    calls.reverse()
+    return calls
 
 
 def _text(content: Any) -> str:
@@ -47,68 +66,50 @@ def _text(content: Any) -> str:
     return "" if content is None else as_text(content)
 
 
-def _dicts(items: Any) -> Iterable[dict[str, Any]]:
-    return (i for i in items if isinstance(i, dict)) if isinstance(items, list) else ()
+def _newest_first(items: Any) -> Iterator[dict[str, Any]]:
+    return (i for i in reversed(items) if isinstance(i, dict)) if isinstance(items, list) \
+        else iter(())
 
 
-def _settle(order: list[tuple[str, Any]], results: dict[Any, tuple[str, bool | None]]
-            ) -> list[ToolCall]:
-    out = []
-    for name, call_id in order:
-        found = results.get(call_id)
-        out.append(ToolCall(name, None, None) if found is None
-                   else ToolCall(name, found[0], failed(*found)))
-    return out
-
-
-def _chat(messages: Any) -> list[ToolCall]:
-    order: list[tuple[str, Any]] = []
-    results: dict[Any, tuple[str, bool | None]] = {}
-    for msg in _dicts(messages):
-        if msg.get("role") == "assistant":
-            for call in _dicts(msg.get("tool_calls")):
+def _chat(messages: Any) -> Iterator[Item]:
+    for msg in _newest_first(messages):
+        role = msg.get("role")
+        if role == "tool":
+            yield "result", msg.get("tool_call_id"), (_text(msg.get("content")), None)
+        elif role == "assistant":
+            for call in _newest_first(msg.get("tool_calls")):
                 fn = call.get("function")
                 name = fn.get("name") if isinstance(fn, dict) else None
-                order.append((name if isinstance(name, str) else "", call.get("id")))
-        elif msg.get("role") == "tool":
-            results[msg.get("tool_call_id")] = (_text(msg.get("content")), None)
-    return _settle(order, results)
+                yield "call", name if isinstance(name, str) else "", call.get("id")
 
 
-def _responses(items: Any) -> list[ToolCall]:
-    order: list[tuple[str, Any]] = []
-    results: dict[Any, tuple[str, bool | None]] = {}
-    own: dict[Any, tuple[str, bool | None]] = {}
-    waited: set[Any] = set()
-    for item in _dicts(items):
+def _responses(items: Any) -> Iterator[Item]:
+    waited: set[Any] = set()  # code mode: a wait and its output are no call of the scenario
+    pending: list[Item] = []  # outputs seen before knowing whether a wait answers them
+    for item in _newest_first(items):
         kind, name = item.get("type"), item.get("name")
-        if kind == "function_call" and name == WAIT:  # code mode: no call of the scenario
+        if kind in _OUTPUTS:
+            pending.append(("result", item.get("call_id"), (_text(item.get("output")), None)))
+        elif kind == "function_call" and name == WAIT:
             waited.add(item.get("call_id"))
-        elif kind in _ANSWERED:
-            order.append((name if isinstance(name, str) else str(kind), item.get("call_id")))
-        elif kind in _BUILT_IN:
-            key = ("built-in", len(order))
-            order.append((name if isinstance(name, str) else str(kind), key))
-            own[key] = (_text(item.get("output")), None)
-        elif kind in _OUTPUTS and item.get("call_id") not in waited:
-            results[item.get("call_id")] = (_text(item.get("output")), None)
-    return _settle(order, {**results, **own})
+        elif kind in _ANSWERED or kind in _BUILT_IN:
+            yield from (p for p in pending if p[1] not in waited)
+            pending = []
+            label = name if isinstance(name, str) else str(kind)
+            yield "call", label, _OWN if kind in _BUILT_IN else item.get("call_id")
 
 
-def _messages(messages: Any) -> list[ToolCall]:
-    order: list[tuple[str, Any]] = []
-    results: dict[Any, tuple[str, bool | None]] = {}
-    for msg in _dicts(messages):
-        for block in _dicts(msg.get("content")):
+def _messages(messages: Any) -> Iterator[Item]:
+    for msg in _newest_first(messages):
+        role = msg.get("role")
+        for block in _newest_first(msg.get("content")):
             kind = block.get("type")
-            if msg.get("role") == "assistant" and kind == "tool_use":
-                order.append((str(block.get("name", "")), block.get("id")))
-            elif msg.get("role") == "assistant" and kind == "server_tool_use":
-                key = ("server", len(order))  # the provider ran it: its result is its own
-                order.append((str(block.get("name", "")), key))
-                results[key] = ("", False)
-            elif msg.get("role") == "user" and kind == "tool_result":
+            if role == "user" and kind == "tool_result":
                 flag = block.get("is_error")
-                results[block.get("tool_use_id")] = (_text(block.get("content")),
-                                                     bool(flag) if flag is not None else False)
-    return _settle(order, results)
+                yield "result", block.get("tool_use_id"), (_text(block.get("content")),
+                                                           bool(flag) if flag is not None
+                                                           else False)
+            elif role == "assistant" and kind in ("tool_use", "server_tool_use"):
+                # a server tool's outcome is in the assistant message: the provider ran it
+                yield ("call", str(block.get("name", "")),
+                       _OWN if kind == "server_tool_use" else block.get("id"))
