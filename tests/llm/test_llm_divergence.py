@@ -248,3 +248,25 @@ def test_which_call_names_carry_an_action() -> None:
     assert not carries(edit, "WebSearch")
     assert carries(ToolAction("listDir", {"path": "."}), "Glob")
     assert carries(ToolAction("Weather", {"city": "Lyon"}), "PartialWeather")
+
+
+def test_an_unanswered_call_is_refused_where_the_scenario_states_no_result(
+        serve: Any, tmp_path: Path) -> None:
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(SCENARIO.replace('      result: "all 3 tests passed"\n      status: ok\n',
+                                      ""))
+    server = serve(load_scripts([str(plain)], []))
+    client = _openai(server)
+    shell = {"type": "function", "name": "shell", "parameters": SHELL["function"]["parameters"]}
+    first = client.responses.create(model="m", input="Run the test suite", tools=[shell])
+    call = next(item for item in first.output if item.type == "function_call")
+    history: list[Any] = [{"type": "message", "role": "user", "content": "Run the test suite"},
+                          *[item.model_dump(exclude_none=True) for item in first.output]]
+    with pytest.raises(openai.ConflictError) as refused:
+        client.responses.create(model="m", input=history, tools=[shell])
+    assert "no tool result in the request" in refused.value.message
+    history.append({"type": "function_call_output", "call_id": call.call_id,
+                    "output": "anything at all"})  # no result stated: any output goes
+    done = client.responses.create(model="m", input=history, tools=[shell])
+    assert done.output_text == "All tests pass."
+    assert [e["status"] for e in server.journal] == [200, 409, 200]
