@@ -54,8 +54,8 @@ STATUS_NAMES: dict[int, str] = {
     400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
     404: "NOT_FOUND", 405: "INVALID_ARGUMENT", 409: "ABORTED", 413: "INVALID_ARGUMENT",
     415: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
-    499: "CANCELLED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED"}
+    499: "CANCELLED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 502: "UNAVAILABLE",
+    503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED", 529: "UNAVAILABLE"}
 STATUSES = frozenset({*STATUS_NAMES.values(), "FAILED_PRECONDITION", "OUT_OF_RANGE",
                       "ALREADY_EXISTS", "DATA_LOSS", "UNKNOWN"})
 """The ``error.status`` values of Google APIs (``google.rpc.Code``)."""
@@ -232,17 +232,29 @@ def turn_body(turn: Turn) -> dict[str, Any]:
                      FINISH_REASONS[turn.resolved_finish])
 
 
-ARRAY_OPEN, ARRAY_NEXT, ARRAY_CLOSE = b"[", b",\r\n", b"]"
+class JsonArray:
+    """The stream without ``?alt=sse``: one JSON array sent piece by piece, ``[`` before the
+    first chunk, ``,\\r\\n`` between chunks (as Google sends them), ``]`` at the end."""
+
+    __slots__ = ("lead",)
+
+    def __init__(self) -> None:
+        self.lead = b"["
+
+    def piece(self, frame: Frame) -> bytes:
+        data = frame.data.encode() if isinstance(frame.data, str) else dump_bytes(frame.data)
+        piece, self.lead = self.lead + data, b",\r\n"
+        return piece
+
+    def close(self) -> bytes:
+        return b"[]" if self.lead == b"[" else b"]"
 
 
 def array_pieces(frames: Iterable[Frame]) -> Iterator[tuple[int, bytes]]:
-    """The stream without ``?alt=sse``: one JSON array, ``[`` and each chunk sent when due
-    (``,\\r\\n`` between chunks, as Google sends them), ``]`` with the last."""
-    lead = ARRAY_OPEN
+    """``(at_ms, bytes)`` of each piece of the JSON-array stream (``]`` with the last)."""
+    array = JsonArray()
     at = 0
     for frame in frames:
         at = frame.at_ms
-        data = frame.data.encode() if isinstance(frame.data, str) else dump_bytes(frame.data)
-        yield at, lead + data
-        lead = ARRAY_NEXT
-    yield at, (ARRAY_OPEN if lead is ARRAY_OPEN else b"") + ARRAY_CLOSE
+        yield at, array.piece(frame)
+    yield at, array.close()
