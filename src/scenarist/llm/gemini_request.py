@@ -17,6 +17,7 @@ name pass untouched, as for the other APIs (:mod:`scenarist.llm.request_fields`)
 """
 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -68,6 +69,28 @@ def route_of(path: str, query: str) -> tuple[str, str] | None:
 def sse_asked(query: str) -> bool:
     """Whether the query string asks for SSE (``alt=sse``)."""
     return any(p == "alt=sse" for p in query.split("&"))
+
+
+# --------------------------------------------------------------------------- names
+
+
+@functools.cache
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
+
+
+@functools.cache
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _get(obj: Mapping[str, Any], camel: str) -> Any:
+    """A field by its JSON name (``functionCall``) or its proto name (``function_call``):
+    Google's JSON parser takes both, and the SDKs send both (google-genai sends
+    ``thinkingConfig: {include_thoughts: true}``)."""
+    value = obj.get(camel)
+    return obj.get(_snake(camel)) if value is None else value
 
 
 # --------------------------------------------------------------------------- checks
@@ -150,7 +173,7 @@ _GENERATION: dict[str, Callable[[Any, str], object]] = {
 
 def _checked(value: Any, where: str, checks: Mapping[str, Callable[[Any, str], object]]) -> None:
     for key, item in _obj(value, where).items():
-        check = checks.get(key)
+        check = checks.get(_camel(key))
         if check is not None and item is not None:
             check(item, f"{where}.{key}")
 
@@ -170,7 +193,7 @@ def _parts(content: dict[str, Any], where: str) -> _Parts:
     calls: list[str] = []
     results = 0
     thought = False
-    raw = content.get("parts")
+    raw = _get(content, "parts")
     if raw is None:
         return _Parts(texts, calls, results, thought)
     for i, item in enumerate(_list(raw, f"{where}.parts")):
@@ -184,13 +207,13 @@ def _parts(content: dict[str, Any], where: str) -> _Parts:
                 thought = thought or bool(text)
             else:
                 texts.append(text)
-        if part.get("functionCall") is not None:
-            call = _obj(part["functionCall"], f"{at}.functionCall")
+        if _get(part, "functionCall") is not None:
+            call = _obj(_get(part, "functionCall"), f"{at}.functionCall")
             calls.append(_str(call.get("name"), f"{at}.functionCall.name"))
             if call.get("args") is not None:
                 _obj(call["args"], f"{at}.functionCall.args")
-        if part.get("functionResponse") is not None:
-            response = _obj(part["functionResponse"], f"{at}.functionResponse")
+        if _get(part, "functionResponse") is not None:
+            response = _obj(_get(part, "functionResponse"), f"{at}.functionResponse")
             _str(response.get("name"), f"{at}.functionResponse.name")
             results += 1
     return _Parts(texts, calls, results, thought)
@@ -212,7 +235,7 @@ def _declarations(raw: Any) -> tuple[ToolDecl, ...]:
         where = f"tools[{i}]"
         tool = _obj(item, where)
         for key, value in tool.items():
-            if key != "functionDeclarations":  # googleSearch, codeExecution, urlContext...
+            if _camel(key) != "functionDeclarations":  # googleSearch, codeExecution, urlContext...
                 out.append(ToolDecl(key, "builtin"))
                 continue
             for j, decl in enumerate(_list(value, f"{where}.functionDeclarations")):
@@ -222,7 +245,7 @@ def _declarations(raw: Any) -> tuple[ToolDecl, ...]:
                     raise RequestError(f"* GenerateContentRequest.{at}.name: name is not "
                                        "specified", param=f"{at}.name")
                 name = _str(d["name"], f"{at}.name")
-                schema = d.get("parametersJsonSchema", d.get("parameters"))
+                schema = _get(d, "parametersJsonSchema") or d.get("parameters")
                 if schema is not None:
                     _obj(schema, f"{at}.parameters")
                 params, required = schema_params(schema)
@@ -240,7 +263,7 @@ def _choice(raw: Any, declared: frozenset[str]) -> ToolChoice:
     ``ANY`` → a call is required (to the one allowed function, when it names one)."""
     if raw is None:
         return AUTO
-    config = _obj(raw, "toolConfig").get("functionCallingConfig")
+    config = _get(_obj(raw, "toolConfig"), "functionCallingConfig")
     if config is None:
         return AUTO
     where = "toolConfig.functionCallingConfig"
@@ -249,7 +272,7 @@ def _choice(raw: Any, declared: frozenset[str]) -> ToolChoice:
     if mode not in _MODES:
         raise RequestError(f"Invalid value at '{where}.mode' ({mode!r}): expected one of "
                            f"{', '.join(_MODES)}"[:300], param=f"{where}.mode")
-    allowed = config.get("allowedFunctionNames")
+    allowed = _get(config, "allowedFunctionNames")
     names: list[str] = []
     if allowed is not None:
         _strings(None)(allowed, f"{where}.allowedFunctionNames")
@@ -274,14 +297,15 @@ def _choice(raw: Any, declared: frozenset[str]) -> ToolChoice:
 def read_gemini(body: Any, route: Route) -> Conversation:
     """Read a ``generateContent`` body; raises :class:`RequestError` where Google answers 400."""
     body = _obj(body, "body")
-    if "contents" not in body or body["contents"] in (None, []):
+    if body.get("contents") in (None, []):
         raise RequestError("* GenerateContentRequest.contents: contents is not specified",
                            param="contents")
     contents = _list(body["contents"], "contents")
-    if body.get("generationConfig") is not None:
-        _checked(body["generationConfig"], "generationConfig", _GENERATION)
-    config = body.get("generationConfig") or {}
-    texts = _system(body.get("systemInstruction"))
+    config = _get(body, "generationConfig")
+    if config is not None:
+        _checked(config, "generationConfig", _GENERATION)
+    thinking = _get(config, "thinkingConfig") if config else None
+    texts = _system(_get(body, "systemInstruction"))
     prompts: list[str] = []
     marks: list[Mark] = []
     turns = calls = results = 0
@@ -310,8 +334,8 @@ def read_gemini(body: Any, route: Route) -> Conversation:
                                f"{where}.role)"[:300], param=f"{where}.role")
     tools = _declarations(body.get("tools"))
     declared = frozenset(t.name for t in tools if t.kind == "function")
-    choice = _choice(body.get("toolConfig"), declared)
-    max_tokens = config.get("maxOutputTokens") if isinstance(config, dict) else None
+    choice = _choice(_get(body, "toolConfig"), declared)
+    max_tokens = _get(config, "maxOutputTokens") if config else None
     return Conversation(
         api="gemini",
         model=route.model,
@@ -324,7 +348,9 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         tool_calls=calls,
         tool_results=results,
         max_tokens=max_tokens,
-        extra={"sse": route.sse, "thinking": config.get("thinkingConfig")},
+        extra={"sse": route.sse,
+               "thoughts": isinstance(thinking, dict)
+               and _get(thinking, "includeThoughts") is True},
         client=client_hint(texts),
         choice=choice,
     )
@@ -332,7 +358,7 @@ def read_gemini(body: Any, route: Route) -> Conversation:
 
 def read_count(body: Any) -> Conversation:
     """Validate a ``:countTokens`` body: ``contents``, or a whole ``generateContentRequest``."""
-    inner = _obj(body, "body").get("generateContentRequest")
+    inner = _get(_obj(body, "body"), "generateContentRequest")
     if inner is not None:
         return read_gemini(inner, Route("", False, False))
     return read_gemini(body, Route("", False, False))

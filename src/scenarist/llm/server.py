@@ -142,8 +142,11 @@ class MockModelServer:
                 await response(scope, receive, send)
                 return
         if scope["type"] == "http" and (":" in scope["path"]
-                                        or scope["path"].startswith(GEMINI_PREFIXES)):
-            # Gemini: /v1beta/models/{model}:{method} (its methods also under /v1/)
+                                        or scope["path"].startswith(GEMINI_PREFIXES)
+                                        or (scope["path"].startswith("/v1/models")
+                                            and google_client(scope))):
+            # Gemini: /v1beta/models/{model}:{method} (its methods also under /v1/, and its
+            # model list there when a Google client asks)
             from scenarist.llm.gemini_server import serve_gemini
 
             await serve_gemini(self, scope, receive, send)
@@ -475,6 +478,13 @@ _MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def google_client(scope: Scope) -> bool:
+    """A request sent with a Google API key (``x-goog-api-key`` or ``?key=``): ``GET
+    /v1/models`` is then Gemini's list (google-genai 3 defaults to ``/v1/``)."""
+    return (any(k == b"x-goog-api-key" for k, _v in scope["headers"])
+            or b"key=" in scope.get("query_string", b""))
 
 
 def journal_query(query: str) -> str:

@@ -55,8 +55,8 @@ def asked(api: Api, conv: Conversation) -> ThinkingShown:
         return _anthropic(conv.extra.get("thinking"))
     if api == "responses":
         return _responses(conv.extra.get("reasoning"), conv.extra.get("include"))
-    if api == "gemini":
-        return _gemini(conv.extra.get("thinking"))
+    if api == "gemini":  # thought parts, and the signature on the part after them
+        return _ALL[True, True, True] if conv.extra.get("thoughts") else HIDDEN
     return HIDDEN
 
 
@@ -75,14 +75,6 @@ def _anthropic(thinking: Any) -> ThinkingShown:
     if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "adaptive"):
         return HIDDEN
     return _ALL[True, thinking.get("display") != "omitted", True]
-
-
-def _gemini(config: Any) -> ThinkingShown:
-    """``generationConfig.thinkingConfig.includeThoughts``: thought parts, and the signature
-    Gemini puts on the part after them."""
-    if not isinstance(config, dict) or config.get("includeThoughts") is not True:
-        return HIDDEN
-    return _ALL[True, True, True]
 
 
 def _responses(reasoning: Any, include: Any) -> ThinkingShown:
