@@ -1,15 +1,18 @@
-"""The Gemini API of ``scenarist llm`` (issue 24), played to the official google-genai SDK.
+"""The Gemini API of ``scenarist llm`` (issue 24), played to its real clients.
 
-The scenarios are tests/llm/client_scenarios, the same files the OpenAI and Anthropic clients
-play (tests/llm/test_llm_clients.py): one tool round with thinking, a scripted 429, a 529.
-Requests declare the scenario's tool, as an agent would; the raw wire forms (the JSON-array
-stream, Google's error envelope, hostile requests) are checked with httpx.
+The official google-genai SDK (Python) and ``@google/genai`` (JavaScript), the Vercel AI
+SDK's Google provider and LangChain's ``ChatGoogleGenerativeAI`` each run a tool round. The
+scenarios are tests/llm/client_scenarios, the same files the OpenAI and Anthropic clients
+play (tests/llm/test_llm_clients.py), unchanged: one tool round with thinking, a scripted 429,
+a 529. Requests declare the scenario's tool, as an agent would; the raw wire forms (the
+JSON-array stream, Google's error envelope, hostile requests) are checked with httpx.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ import httpx
 import pytest
 from google import genai
 from google.genai import errors, types
+from llm_agents import REPO, kill_group
 
 from scenarist.llm.cli import load_scripts
 
@@ -25,6 +29,7 @@ FLAKY = "Is it raining in Oslo?"
 OVERLOADED = "Are you overloaded?"
 HELLO = "Say hello after some thought"
 SCENARIOS = Path(__file__).resolve().parent / "client_scenarios"
+NODE = REPO / "tests" / "node"
 MODEL = "gemini-2.5-flash"
 WEATHER_TOOL = types.Tool(function_declarations=[types.FunctionDeclaration(
     name="get_weather", description="The weather in a city",
@@ -252,3 +257,89 @@ def test_a_body_over_the_limit_is_googles_413(serve: Any) -> None:
     huge = {"contents": [{"role": "user", "parts": [{"text": "x" * 1000}]}] * 100}
     resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", huge)
     assert resp.status_code == 413 and resp.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+# --------------------------------------------------------------------------- other clients
+
+
+def _node(script: str, *args: str) -> dict[str, Any]:
+    """Run a node client (tests/node) in a process group of its own; its last JSON line."""
+    proc = subprocess.Popen(["node", str(NODE / script), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        kill_group(proc)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    assert lines, f"{script} printed no JSON (exit {proc.returncode}): {err[-2000:]}"
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+@pytest.mark.real_agent  # @google/genai from tests/node
+@pytest.mark.parametrize("mode", ["generate", "stream"])
+def test_google_genai_for_javascript_runs_the_tool_round(srv: Any, mode: str) -> None:
+    result = _node("google_genai.mjs", srv.url, mode, WEATHER, "0", "think")
+    assert result["ok"] is True, result
+    assert result["said"] == ["Let me check.", "It is sunny in Paris."]
+    assert result["thoughts"] == ["The user wants the weather; call the tool.", ""]
+    assert [(c["name"], c["args"]) for c in result["calls"]] == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.real_agent  # @google/genai from tests/node
+def test_google_genai_for_javascript_surfaces_a_scripted_429_and_retries_it(srv: Any) -> None:
+    refused = _node("google_genai.mjs", srv.url, "generate", FLAKY, "0")
+    assert refused["ok"] is False and refused["status"] == 429, refused
+    assert json.loads(refused["message"])["error"]["status"] == "RESOURCE_EXHAUSTED"
+    httpx.post(f"{srv.url}/_scenarist/reset", timeout=10)
+    retried = _node("google_genai.mjs", srv.url, "stream", FLAKY, "3")
+    assert retried["ok"] is True, retried
+    assert retried["said"] == ["Let me check.", "No rain in Oslo."]
+    assert [e["status"] for e in srv.journal if e.get("api") == "gemini"] == [429, 200, 200]
+
+
+@pytest.mark.real_agent  # @ai-sdk/google from tests/node
+@pytest.mark.parametrize("mode", ["generate", "stream"])
+@pytest.mark.parametrize("think", [False, True], ids=["plain", "think"])
+def test_vercel_ai_sdk_google_provider_runs_the_tool_round(srv: Any, mode: str,
+                                                           think: bool) -> None:
+    result = _node("ai_sdk_google.mjs", f"{srv.url}/v1beta", mode, WEATHER,
+                   *(["think"] if think else []))
+    assert result["ok"] is True, result
+    assert result["said"] == ["Let me check.", "It is sunny in Paris."]
+    assert result["calls"] == ["Paris"] and result["finishes"] == ["tool-calls", "stop"]
+    thought = "The user wants the weather; call the tool." if think else ""
+    assert result["reasoning"] == [thought, ""]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
+def test_langchain_chat_google_genai_runs_the_tool_round(srv: Any, stream: bool) -> None:
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    chat = ChatGoogleGenerativeAI(model=MODEL, google_api_key="test-key", base_url=srv.url,
+                                  max_retries=0).bind_tools([get_weather])
+    messages: list[BaseMessage] = [HumanMessage(WEATHER)]
+    said: list[Any] = []
+    for _ in range(4):
+        if stream:
+            chunks = list(chat.stream(messages))
+            reply: Any = chunks[0]
+            for chunk in chunks[1:]:
+                reply = reply + chunk
+        else:
+            reply = chat.invoke(messages)
+        assert isinstance(reply, AIMessage)
+        said.append(reply.text)
+        if not reply.tool_calls:
+            break
+        messages.append(reply)
+        messages.extend(ToolMessage(get_weather(**call["args"]), tool_call_id=call["id"] or "")
+                        for call in reply.tool_calls)
+    assert said == ["Let me check.", "It is sunny in Paris."]
+    calls = [m for m in messages if isinstance(m, AIMessage)][0].tool_calls
+    assert [(c["name"], c["args"]) for c in calls] == [("get_weather", {"city": "Paris"})]
