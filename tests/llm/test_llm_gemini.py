@@ -341,5 +341,5 @@ def test_langchain_chat_google_genai_runs_the_tool_round(srv: Any, stream: bool)
         messages.extend(ToolMessage(get_weather(**call["args"]), tool_call_id=call["id"] or "")
                         for call in reply.tool_calls)
     assert said == ["Let me check.", "It is sunny in Paris."]
-    calls = [m for m in messages if isinstance(m, AIMessage)][0].tool_calls
+    calls = next(m for m in messages if isinstance(m, AIMessage)).tool_calls
     assert [(c["name"], c["args"]) for c in calls] == [("get_weather", {"city": "Paris"})]
