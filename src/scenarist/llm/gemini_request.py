@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+import orjson
+
 from scenarist.json_kind import json_kind
 from scenarist.llm.conversation import (
     Conversation,
@@ -356,8 +358,12 @@ def read_gemini(body: Any, route: Route) -> Conversation:
     )
 
 
-def read_count(body: Any) -> Conversation:
+def read_count(raw: bytes) -> Conversation:
     """Validate a ``:countTokens`` body: ``contents``, or a whole ``generateContentRequest``."""
+    try:
+        body = orjson.loads(raw)
+    except ValueError as exc:
+        raise RequestError(f"Invalid JSON payload received: {exc}") from None
     inner = _get(_obj(body, "body"), "generateContentRequest")
     if inner is not None:
         return read_gemini(inner, Route("", False, False))

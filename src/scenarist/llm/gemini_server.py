@@ -11,18 +11,13 @@ APIs' token counts do; ``GET /v1beta/models[/{model}]`` lists the model. The API
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
-import orjson
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from scenarist.llm.answer import Rejection
 from scenarist.llm.gemini_request import METHODS, Route, read_count, route_of, sse_asked
-from scenarist.llm.render import estimate_tokens
-from scenarist.llm.request_errors import RequestError
-from scenarist.llm.server import OFF_LOOP_BYTES
 from scenarist.wire.events import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -76,21 +71,7 @@ def _refuse(server: MockModelServer, status: int, message: str,
 
 async def _count_tokens(server: MockModelServer, scope: Scope, receive: Receive) -> Response:
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-    raw = await server._read("gemini", headers, receive)
-    if isinstance(raw, Response):
-        return raw
-    try:
-        body = orjson.loads(raw)
-    except ValueError as exc:
-        return _refuse(server, 400, f"Invalid JSON payload received: {exc}")
-    try:
-        if len(raw) > OFF_LOOP_BYTES:  # reading a large body must not hold the event loop
-            await asyncio.to_thread(read_count, body)
-        else:
-            read_count(body)
-    except RequestError as exc:
-        return server._error("gemini", Rejection(exc.status, exc.message, param=exc.param))
-    return JSONResponse({"totalTokens": estimate_tokens(len(raw))})
+    return await server._count_tokens(headers, receive, "gemini", read_count, "totalTokens")
 
 
 def model_entry(model: str) -> dict[str, Any]:

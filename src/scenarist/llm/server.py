@@ -302,18 +302,24 @@ class MockModelServer:
             None,
         )
 
-    async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
-        raw = await self._read("messages", headers, receive)
+    async def _count_tokens(self, headers: Mapping[str, str], receive: Receive,
+                            api: Api = "messages",
+                            validate: Callable[[bytes], object] | None = None,
+                            field: str = "input_tokens") -> Response:
+        """A token count (``POST /v1/messages/count_tokens``, Gemini's ``:countTokens``):
+        the body validated as ``api`` reads it, its estimated tokens in ``field``."""
+        raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
             return raw
+        check = validate or read_request_count
         try:
             if len(raw) > OFF_LOOP_BYTES:
-                await asyncio.to_thread(read_request_count, raw)
+                await asyncio.to_thread(check, raw)
             else:
-                read_request_count(raw)
+                check(raw)
         except RequestError as exc:
-            return self._error("messages", Rejection(exc.status, exc.message, param=exc.param))
-        return JSONResponse({"input_tokens": estimate_tokens(len(raw))})
+            return self._error(api, Rejection(exc.status, exc.message, param=exc.param))
+        return JSONResponse({field: estimate_tokens(len(raw))})
 
     async def _read(
         self, api: Api, headers: Mapping[str, str], receive: Receive
