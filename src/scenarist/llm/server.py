@@ -1,4 +1,5 @@
-"""The mock model API server: OpenAI Chat, OpenAI Responses and Anthropic Messages over HTTP.
+"""The mock model API server: OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini
+over HTTP (Gemini's paths in :mod:`scenarist.llm.gemini_server`).
 
 The answer to a model request is decided by :class:`~scenarist.llm.answer.Answerer` (a pure
 chain: read, select, locate, check, scripted error, render, encode). This module is the thin
