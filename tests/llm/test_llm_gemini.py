@@ -343,3 +343,37 @@ def test_langchain_chat_google_genai_runs_the_tool_round(srv: Any, stream: bool)
     assert said == ["Let me check.", "It is sunny in Paris."]
     calls = next(m for m in messages if isinstance(m, AIMessage)).tool_calls
     assert [(c["name"], c["args"]) for c in calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_one_scenario_file_serves_gemini_openai_and_anthropic_clients_unchanged(
+        srv: Any) -> None:
+    """The weather scenario, played to the three official SDKs in turn by one server."""
+    import anthropic
+    import openai
+
+    gemini = _round(_client(srv), WEATHER, stream=True)
+    oa = openai.OpenAI(base_url=f"{srv.url}/v1", api_key="x", max_retries=0)
+    oa_tools: Any = [{"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object",
+                                              "properties": {"city": {"type": "string"}}}}}]
+    messages: list[Any] = [{"role": "user", "content": WEATHER}]
+    first = oa.chat.completions.create(model="m", messages=messages, tools=oa_tools).choices[0]
+    call = first.message.tool_calls[0]  # type: ignore[index]
+    messages += [first.message.model_dump(exclude_none=True),
+                 {"role": "tool", "tool_call_id": call.id, "content": "sunny"}]
+    last = oa.chat.completions.create(model="m", messages=messages, tools=oa_tools).choices[0]
+    an = anthropic.Anthropic(base_url=srv.url, api_key="x", max_retries=0)
+    an_tools: Any = [{"name": "get_weather", "input_schema": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}]
+    turns: list[Any] = [{"role": "user", "content": WEATHER}]
+    one = an.messages.create(model="c", max_tokens=100, messages=turns, tools=an_tools)
+    use = next(b for b in one.content if b.type == "tool_use")
+    turns += [{"role": "assistant", "content": one.content},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id,
+                                            "content": "sunny"}]}]
+    two = an.messages.create(model="c", max_tokens=100, messages=turns, tools=an_tools)
+    assert gemini["said"] == [first.message.content, last.message.content] == [
+        one.content[0].text, two.content[0].text]  # type: ignore[union-attr]
+    assert gemini["called"][0]["args"] == json.loads(call.function.arguments) == use.input  # type: ignore[union-attr]
+    assert [e["api"] for e in srv.journal] == ["gemini", "gemini", "chat", "chat",
+                                               "messages", "messages"]
