@@ -409,3 +409,12 @@ def test_gemini_clis_session_context_is_no_prompt_and_names_the_working_director
     assert resp.status_code == 200, resp.text
     entry = srv.journal[-1]
     assert (entry["cwd"], entry["user_turns"], entry["prompt"]) == ("/tmp/project", 1, WEATHER)
+
+
+def test_a_turn_that_cannot_be_fitted_is_invalid_argument(srv: Any) -> None:
+    """The server's own 400s carry Google's status, not another API's error type."""
+    body = {"contents": [{"role": "user", "parts": [{"text": HELLO}]}], "tools": RAW_TOOLS,
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}
+    resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", body)
+    assert resp.status_code == 400 and resp.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert "must call a tool" in resp.json()["error"]["message"]
