@@ -418,3 +418,20 @@ def test_a_turn_that_cannot_be_fitted_is_invalid_argument(srv: Any) -> None:
     resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", body)
     assert resp.status_code == 400 and resp.json()["error"]["status"] == "INVALID_ARGUMENT"
     assert "must call a tool" in resp.json()["error"]["message"]
+
+
+def test_automatic_function_calling_in_a_chat_runs_the_round(srv: Any) -> None:
+    """The SDK's default: Python functions as tools, called and answered by the SDK."""
+    called: list[str] = []
+
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        called.append(city)
+        return f"sunny in {city}"
+
+    client = _client(srv)
+    chat = client.chats.create(model=MODEL,
+                               config=types.GenerateContentConfig(tools=[get_weather]))
+    assert chat.send_message(WEATHER).text == "It is sunny in Paris."
+    assert called == ["Paris"]
+    assert [(e["turn"], e["tool_results"]) for e in srv.journal] == [(0, 0), (1, 1)]
