@@ -322,3 +322,13 @@ def test_gemini_leading_error_is_googles_envelope() -> None:
         gem([Error("too many", status=429)]).models.generate_content(model="g", contents="hi")
     assert (info.value.code, info.value.status, info.value.message) == (
         429, "RESOURCE_EXHAUSTED", "too many")
+
+
+def test_gemini_mid_stream_error_raises_the_sdks_server_error() -> None:
+    from google.genai import errors
+
+    texts: list[str] = []
+    with pytest.raises(errors.ServerError) as info:
+        for chunk in gem("error").models.generate_content_stream(model="g", contents="hi"):
+            texts.append(chunk.text or "")
+    assert texts == ["partial"] and (info.value.code, info.value.status) == (529, "UNAVAILABLE")
