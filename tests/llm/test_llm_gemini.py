@@ -435,3 +435,16 @@ def test_automatic_function_calling_in_a_chat_runs_the_round(srv: Any) -> None:
     assert chat.send_message(WEATHER).text == "It is sunny in Paris."
     assert called == ["Paris"]
     assert [(e["turn"], e["tool_results"]) for e in srv.journal] == [(0, 0), (1, 1)]
+
+
+def test_vertex_ai_paths_are_served_too(srv: Any) -> None:
+    """google-genai with ``vertexai=True`` (express mode, an API key) posts to
+    ``/v1beta1/publishers/google/models/...``; with a project, under ``projects/P/locations/L``."""
+    vertex = genai.Client(vertexai=True, api_key="test-key",
+                          http_options=types.HttpOptions(base_url=srv.url))
+    result = _round(vertex, WEATHER, stream=True)
+    assert result["said"] == ["Let me check.", "It is sunny in Paris."]
+    path = f"/v1beta1/projects/p/locations/us-central1/publishers/google/models/{MODEL}"
+    resp = _post(srv, f"{path}:generateContent",
+                 {"contents": [{"role": "user", "parts": [{"text": HELLO}]}]})
+    assert resp.status_code == 200 and srv.journal[-1]["scenario"] == "think_then_answer"

@@ -45,8 +45,11 @@ METHODS = ("generateContent", "streamGenerateContent")
 CONTEXT_TAGS = ("<session_context>", "<hook_context>")
 #: Gemini CLI's environment lists its workspace directories, the working directory first
 _WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*[ \t]*\n[ \t]*- ([^\n]+)")
-#: ``/v1beta/models/{model}:{method}`` (and ``/v1/``); the model may hold ``/`` or ``.``
-_PATH = re.compile(r"^/(v1beta|v1|v1alpha)/models/([^:]+):([A-Za-z]+)$")
+#: ``/v1beta/models/{model}:{method}`` (and ``/v1/``), and Vertex AI's
+#: ``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:{method}``
+_PATH = re.compile(r"^/(?:v1beta|v1|v1alpha|v1beta1)/"
+                   r"(?:(?:projects/[^/:]+/locations/[^/:]+/)?publishers/google/)?"
+                   r"models/([^:]+):([A-Za-z]+)$")
 
 
 class Route(NamedTuple):
@@ -69,7 +72,7 @@ class Route(NamedTuple):
 def route_of(path: str, query: str) -> tuple[str, str] | None:
     """``(model, method)`` of a Gemini model path, else ``None``."""
     m = _PATH.match(path)
-    return (m.group(2), m.group(3)) if m else None
+    return (m.group(1), m.group(2)) if m else None
 
 
 def sse_asked(query: str) -> bool:

@@ -477,7 +477,7 @@ _SERVED = (
     "/_scenarist/journal; WebSocket /v1/responses"
 )
 #: the Gemini API's own path prefixes (its model methods also live under /v1/, by their ``:``)
-GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/")
+GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/", "/v1beta1/")
 #: where Codex (and the OpenAI SDKs' ``responses.connect()``) open the Responses WebSocket
 _SOCKET_PATHS = frozenset({"/v1/responses"})
 _MODEL_PATHS: dict[str, Api] = {
