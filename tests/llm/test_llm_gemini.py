@@ -379,38 +379,6 @@ def test_one_scenario_file_serves_gemini_openai_and_anthropic_clients_unchanged(
                                                "messages", "messages"]
 
 
-def test_a_side_request_that_asks_for_json_gets_json_of_its_schema(srv: Any) -> None:
-    """Gemini CLI's model router asks, without tools, which model should take the prompt,
-    and parses the answer as JSON: it gets an instance of its schema (enums their first
-    value, strings the turn's text), and the conversation does not move."""
-    schema = {"type": "object", "properties": {
-        "reasoning": {"type": "string"},
-        "model_choice": {"type": "string", "enum": ["flash", "pro"]},
-        "score": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}},
-        "required": ["reasoning", "model_choice"]}
-    body = {"contents": [{"role": "user", "parts": [{"text": WEATHER}]}],
-            "generationConfig": {"responseMimeType": "application/json",
-                                 "responseJsonSchema": schema}}
-    resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", body)
-    text = resp.json()["candidates"][0]["content"]["parts"][0]["text"]
-    assert json.loads(text) == {"reasoning": "Let me check.", "model_choice": "flash",
-                                "score": 0, "tags": []}
-    assert srv.journal[-1]["side_request"] is True and srv.journal[-1]["turn"] == 0
-
-
-def test_gemini_clis_session_context_is_no_prompt_and_names_the_working_directory(
-        srv: Any) -> None:
-    context = ("<session_context>\nThis is the Gemini CLI. We are setting up the context for "
-               "our chat.\n- **Workspace Directories:**\n  - /tmp/project\n- **Directory "
-               "Structure:**\n</session_context>")
-    body = {"contents": [{"role": "user", "parts": [{"text": context}]},
-                         {"role": "user", "parts": [{"text": WEATHER}]}], "tools": RAW_TOOLS}
-    resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", body)
-    assert resp.status_code == 200, resp.text
-    entry = srv.journal[-1]
-    assert (entry["cwd"], entry["user_turns"], entry["prompt"]) == ("/tmp/project", 1, WEATHER)
-
-
 def test_a_turn_that_cannot_be_fitted_is_invalid_argument(srv: Any) -> None:
     """The server's own 400s carry Google's status, not another API's error type."""
     body = {"contents": [{"role": "user", "parts": [{"text": HELLO}]}], "tools": RAW_TOOLS,

@@ -79,7 +79,6 @@ def _gemini(method: str = "generateContent", query: str = "", model: str = "gemi
     return f"/v1beta/models/{model}:{method}{query}", body
 
 
-JSON_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}}
 SIZE = 1000  # every body is padded to this many bytes (but one), so input tokens stay equal
 
 
@@ -130,8 +129,6 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "gemini sse": _gemini("streamGenerateContent", "?alt=sse"),
     "gemini array": _gemini("streamGenerateContent"),
     "gemini thoughts": _gemini(generationConfig={"thinkingConfig": {"includeThoughts": True}}),
-    "gemini json": _gemini(tools=[], generationConfig={"responseMimeType": "application/json",
-                                                       "responseJsonSchema": JSON_SCHEMA}),
     "gemini no tools": _gemini(tools=[]),
 }
 

@@ -72,7 +72,6 @@ from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
-from scenarist.llm.structured import as_json
 from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
@@ -223,8 +222,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"),
-                c.extra.get("schema"))
+                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"))
 
 
 class _Rejected(WireError):
@@ -251,9 +249,6 @@ def encode_turn(r: Rendering) -> Encoded:
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
-    schema = r.conv.extra.get("schema") if r.api == "gemini" else None
-    if schema is not None:  # the request asks for JSON (Gemini CLI's model router)
-        rendered = as_json(rendered, schema)
     return encode_events(r.api, r.conv, rendered, r.created)
 
 

@@ -41,10 +41,6 @@ from scenarist.llm.tool_choice import AUTO, ToolChoice
 __all__ = ["METHODS", "Route", "read_count", "read_gemini", "route_of"]
 
 METHODS = ("generateContent", "streamGenerateContent")
-#: user text that is context, not a prompt: Gemini CLI's environment (its own test for it)
-CONTEXT_TAGS = ("<session_context>", "<hook_context>")
-#: Gemini CLI's environment lists its workspace directories, the working directory first
-_WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*[ \t]*\n[ \t]*- ([^\n]+)")
 #: ``/v1beta/models/{model}:{method}`` (and ``/v1/``), and Vertex AI's
 #: ``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:{method}``
 _PATH = re.compile(r"^/(?:v1beta|v1|v1alpha|v1beta1)/"
@@ -228,16 +224,6 @@ def _parts(content: dict[str, Any], where: str) -> _Parts:
     return _Parts(texts, calls, results, thought)
 
 
-def workspace_dir(texts: list[str]) -> str | None:
-    """The working directory Gemini CLI reports (the first of its workspace directories)."""
-    for text in texts:
-        if "Workspace Directories" in text:
-            m = _WORKSPACE_RE.search(text)
-            if m:
-                return m.group(1).strip()
-    return None
-
-
 def _system(value: Any) -> list[str]:
     if value is None:
         return []
@@ -338,8 +324,7 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         if role in (None, "", "user", "function"):
             texts.extend(parts.texts)
             results += parts.results
-            typed = [s for s in (strip_wrappers(t) for t in parts.texts)
-                     if s and not s.startswith(CONTEXT_TAGS)]
+            typed = [s for s in (strip_wrappers(t) for t in parts.texts) if s]
             if typed and not parts.results:
                 prompts.append("\n".join(typed))
                 marks = []
@@ -361,29 +346,19 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         model=route.model,
         stream=route.stream,
         prompts=tuple(prompts),
-        cwd=find_cwd(texts) or workspace_dir(texts),
+        cwd=find_cwd(texts),
         tools=tools,
         marks=tuple(marks),
         assistant_turns=turns,
         tool_calls=calls,
         tool_results=results,
         max_tokens=max_tokens,
-        extra={"sse": route.sse, "schema": _json_schema(config),
+        extra={"sse": route.sse,
                "thoughts": isinstance(thinking, dict)
                and _get(thinking, "includeThoughts") is True},
         client=client_hint(texts),
         choice=choice,
     )
-
-
-def _json_schema(config: Any) -> str | None:
-    """The schema a JSON answer must fit (``responseMimeType: application/json`` with
-    ``responseJsonSchema`` or ``responseSchema``), as canonical JSON text (hashable: it is
-    part of the memo key), else ``None``."""
-    if not isinstance(config, dict) or _get(config, "responseMimeType") != "application/json":
-        return None
-    schema = _get(config, "responseJsonSchema") or _get(config, "responseSchema")
-    return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS).decode() if schema else None
 
 
 def read_count(raw: bytes) -> Conversation:
