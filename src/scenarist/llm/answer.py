@@ -57,6 +57,7 @@ from scenarist.llm.conversation import (
     detect_profile,
     read_request,
 )
+from scenarist.llm.gemini_request import Route, read_gemini
 from scenarist.llm.ids import SESSION_HEADERS, TurnRef, conversation_key, encode_ref, ref_of_id
 from scenarist.llm.position import (
     Position,
@@ -84,11 +85,14 @@ from scenarist.wire import (
     error_body,
     scripted_error_fields,
 )
+from scenarist.wire.gemini import STATUSES as GEMINI_STATUSES
+from scenarist.wire.gemini import array_pieces, gemini_error
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
     "responses": "openai_responses",
     "messages": "anthropic",
+    "gemini": "gemini",
 }
 MEMO_LIMIT = 1024
 MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
@@ -106,12 +110,15 @@ class ModelRequest(NamedTuple):
     headers: Mapping[str, str]  # those of :data:`ANSWER_HEADERS` it carries
     raw: bytes
     created: int  # the wall clock in seconds: the answer's ``created``
+    route: str = ""  # Gemini: the model and streaming form its URL names (Route.key)
 
     @classmethod
-    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int) -> "ModelRequest":
+    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int,
+           route: str = "") -> "ModelRequest":
         """The request with only the headers an answer may depend on (so that
         :class:`RequestMemo`'s key holds every input)."""
-        return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created)
+        return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created,
+                   route)
 
 
 class Rejection(NamedTuple):
@@ -134,7 +141,13 @@ class Rejection(NamedTuple):
 
     def body(self, api: WireApi) -> dict[str, Any]:
         """The API's own error body; ``details`` go in its error object (both APIs' error
-        objects take extra fields, which the official SDKs keep)."""
+        objects take extra fields, which the official SDKs keep). Gemini's carries them in
+        its ``details`` list, after a ``RetryInfo`` for a ``retry-after``."""
+        if api == "gemini":  # the other APIs' error types are no google.rpc.Code names
+            delay = self.headers.get("retry-after")
+            return gemini_error(self.status, self.message,
+                                self.type if self.type in GEMINI_STATUSES else None,
+                                self.details, f"{delay}s" if delay is not None else None)
         body = error_body(api, self.status, self.message, type=self.type, code=self.code,
                           param=self.param)
         if self.details is not None:
@@ -156,6 +169,7 @@ class Encoded(NamedTuple):
     body: bytes | None  # a non-streamed answer
     batches: tuple[Batch, ...]  # a streamed one
     end_ms: int  # when the turn ends (unscaled): a non-streamed answer is due then
+    sse: bool = True  # a stream's frames are SSE (Gemini without ?alt=sse: a JSON array)
 
 
 class Answer(NamedTuple):
@@ -210,7 +224,7 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice)
+                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"))
 
 
 class _Rejected(WireError):
@@ -248,6 +262,8 @@ def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int
     if conv.stream:
         frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
                                created=created, echo=echo)
+        if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
+            return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
         return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
@@ -362,7 +378,8 @@ class RequestMemo:
         """Like :meth:`Answerer.answer`: the notes go to ``notes`` (the journal entry)."""
         if len(request.raw) > self.body_limit:
             return self.answer(request, served, notes)
-        key = (request.api, request.raw, request.created, *request.headers.items())
+        key = (request.api, request.raw, request.created, request.route,
+               *request.headers.items())
         hit = self._answers.get(key)
         if hit is not None:
             notes.update(hit.notes)
@@ -632,8 +649,12 @@ def parse(request: ModelRequest) -> Any:
 def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     """The request body as a conversation, validated in the API's own terms."""
     try:
-        conv = read_request(request.api, body)
-        choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
+        if request.api == "gemini":
+            conv = read_gemini(body, Route.of_key(request.route))
+            choice = conv.choice
+        else:
+            conv = read_request(request.api, body)
+            choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
     if choice is not AUTO:

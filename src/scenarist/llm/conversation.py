@@ -39,7 +39,7 @@ from scenarist.llm.request_errors import RequestError as RequestError  # re-expo
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, ToolChoice
 
-Api = Literal["chat", "responses", "messages"]
+Api = Literal["chat", "responses", "messages", "gemini"]
 Profile = Literal["claude", "codex", "openai", "opencode", "aider"]
 ToolKind = Literal["function", "custom", "builtin"]
 
