@@ -93,7 +93,7 @@ WIRE: dict[Api, WireApi] = {
 }
 MEMO_LIMIT = 1024
 MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
-AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
+AgentType = Literal["auto", "claude", "codex", "gemini", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
 #: the request headers an answer may depend on: scenario selection and session ids
 ANSWER_HEADERS = ("x-scenario-name", "x-scenario-prompt", *SESSION_HEADERS)

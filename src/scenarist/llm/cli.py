@@ -60,7 +60,7 @@ def parser() -> Parser:
     add_outside_paths(p)
     p.add_argument(
         "--agent-type",
-        choices=("auto", "claude", "codex", "openai", "opencode", "aider"),
+        choices=("auto", "claude", "codex", "gemini", "openai", "opencode", "aider"),
         default="auto",
         help="tool vocabulary of the answers (auto: from the request's tools)",
     )
