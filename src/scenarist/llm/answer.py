@@ -208,7 +208,8 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
-                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice)
+                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice,
+                       schema=self.conv.extra.get("json_schema"))
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -220,7 +221,8 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"))
+                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"),
+                c.extra.get("json_schema"))
 
 
 class _Rejected(WireError):

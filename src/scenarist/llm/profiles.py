@@ -74,6 +74,7 @@ class Context(NamedTuple):
     side: bool = False  # a side request (no tools declared): the turn's text, no calls
     whole_files: bool = False  # aider's ``whole`` edit format: file changes as whole files
     choice: ToolChoice = AUTO  # the request's tool_choice: a forced tool carries every call
+    schema: str | None = None  # the JSON schema the answer's text must follow (JSON text)
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
