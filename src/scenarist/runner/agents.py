@@ -147,8 +147,8 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
         url = server.base_url
 
         def model_entries() -> list[dict[str, object]]:
-            return [e for e in server.journal() if str(e.get("path", "")).startswith("/v1")
-                    and not e.get("side_request")]
+            # /v1/ (OpenAI, Anthropic), /v1beta/ (Gemini)
+            return [e for e in server.journal() if str(e.get("path", "")).startswith("/v1")]
 
         def served() -> int:
             turns = [int(str(e.get("turn", -1))) for e in model_entries()
