@@ -106,6 +106,7 @@ def main() -> int:
                                                            args.connections)))
                 chat, gemini = (statistics.median(rates[a]) for a in ("chat", "gemini"))
                 print(f"{label:<10} {chat:>12,.0f} {gemini:>12,.0f} {gemini / chat:>12.2f}")
+                print(f"ratio={gemini / chat:.2f} ({label}: Gemini / Chat events/s; target >= 0.90)")
     return 0
 
 

@@ -343,3 +343,76 @@ def test_langchain_chat_google_genai_runs_the_tool_round(srv: Any, stream: bool)
     assert said == ["Let me check.", "It is sunny in Paris."]
     calls = next(m for m in messages if isinstance(m, AIMessage)).tool_calls
     assert [(c["name"], c["args"]) for c in calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_one_scenario_file_serves_gemini_openai_and_anthropic_clients_unchanged(
+        srv: Any) -> None:
+    """The weather scenario, played to the three official SDKs in turn by one server."""
+    import anthropic
+    import openai
+
+    gemini = _round(_client(srv), WEATHER, stream=True)
+    oa = openai.OpenAI(base_url=f"{srv.url}/v1", api_key="x", max_retries=0)
+    oa_tools: Any = [{"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object",
+                                              "properties": {"city": {"type": "string"}}}}}]
+    messages: list[Any] = [{"role": "user", "content": WEATHER}]
+    first = oa.chat.completions.create(model="m", messages=messages, tools=oa_tools).choices[0]
+    call = first.message.tool_calls[0]  # type: ignore[index]
+    messages += [first.message.model_dump(exclude_none=True),
+                 {"role": "tool", "tool_call_id": call.id, "content": "sunny"}]
+    last = oa.chat.completions.create(model="m", messages=messages, tools=oa_tools).choices[0]
+    an = anthropic.Anthropic(base_url=srv.url, api_key="x", max_retries=0)
+    an_tools: Any = [{"name": "get_weather", "input_schema": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}]
+    turns: list[Any] = [{"role": "user", "content": WEATHER}]
+    one = an.messages.create(model="c", max_tokens=100, messages=turns, tools=an_tools)
+    use = next(b for b in one.content if b.type == "tool_use")
+    turns += [{"role": "assistant", "content": one.content},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id,
+                                            "content": "sunny"}]}]
+    two = an.messages.create(model="c", max_tokens=100, messages=turns, tools=an_tools)
+    assert gemini["said"] == [first.message.content, last.message.content] == [
+        one.content[0].text, two.content[0].text]  # type: ignore[union-attr]
+    assert gemini["called"][0]["args"] == json.loads(call.function.arguments) == use.input  # type: ignore[union-attr]
+    assert [e["api"] for e in srv.journal] == ["gemini", "gemini", "chat", "chat",
+                                               "messages", "messages"]
+
+
+def test_a_turn_that_cannot_be_fitted_is_invalid_argument(srv: Any) -> None:
+    """The server's own 400s carry Google's status, not another API's error type."""
+    body = {"contents": [{"role": "user", "parts": [{"text": HELLO}]}], "tools": RAW_TOOLS,
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}
+    resp = _post(srv, f"/v1beta/models/{MODEL}:generateContent", body)
+    assert resp.status_code == 400 and resp.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert "must call a tool" in resp.json()["error"]["message"]
+
+
+def test_automatic_function_calling_in_a_chat_runs_the_round(srv: Any) -> None:
+    """The SDK's default: Python functions as tools, called and answered by the SDK."""
+    called: list[str] = []
+
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        called.append(city)
+        return f"sunny in {city}"
+
+    client = _client(srv)
+    chat = client.chats.create(model=MODEL,
+                               config=types.GenerateContentConfig(tools=[get_weather]))
+    assert chat.send_message(WEATHER).text == "It is sunny in Paris."
+    assert called == ["Paris"]
+    assert [(e["turn"], e["tool_results"]) for e in srv.journal] == [(0, 0), (1, 1)]
+
+
+def test_vertex_ai_paths_are_served_too(srv: Any) -> None:
+    """google-genai with ``vertexai=True`` (express mode, an API key) posts to
+    ``/v1beta1/publishers/google/models/...``; with a project, under ``projects/P/locations/L``."""
+    vertex = genai.Client(vertexai=True, api_key="test-key",
+                          http_options=types.HttpOptions(base_url=srv.url))
+    result = _round(vertex, WEATHER, stream=True)
+    assert result["said"] == ["Let me check.", "It is sunny in Paris."]
+    path = f"/v1beta1/projects/p/locations/us-central1/publishers/google/models/{MODEL}"
+    resp = _post(srv, f"{path}:generateContent",
+                 {"contents": [{"role": "user", "parts": [{"text": HELLO}]}]})
+    assert resp.status_code == 200 and srv.journal[-1]["scenario"] == "think_then_answer"

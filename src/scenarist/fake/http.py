@@ -51,8 +51,10 @@ class Target(NamedTuple):
     model: str | None
 
 
-EventSource = Callable[[WireApi, dict[str, Any], Target], Iterable[WireEvent]]
-"""Gives the neutral events that answer one request (called once per request)."""
+EventSource = Callable[..., Iterable[WireEvent]]
+"""Gives the neutral events that answer one request (called once per request):
+``source(api, body)``, and for Gemini ``source(api, body, target)`` (the body does not say
+whether to stream or which model: the path does)."""
 GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 
 JSON_HEADERS = {"content-type": "application/json"}
@@ -118,7 +120,7 @@ def handle(method: str, path: str, raw: bytes, source: EventSource, *, created: 
     if not isinstance(body, dict):
         return _json_reply(400, error_body(api, 400, "request body must be a JSON object"))
     target = _target(api, path, body)
-    events = iter(source(api, body, target))
+    events = iter(source(api, body, target) if api == "gemini" else source(api, body))
     closers = [events.close] if hasattr(events, "close") else []
     if not target.stream:
         try:

@@ -83,6 +83,7 @@ from scenarist.wire import (
     error_body,
     scripted_error_fields,
 )
+from scenarist.wire.gemini import STATUSES as GEMINI_STATUSES
 from scenarist.wire.gemini import array_pieces, gemini_error
 
 WIRE: dict[Api, WireApi] = {
@@ -140,10 +141,11 @@ class Rejection(NamedTuple):
         """The API's own error body; ``details`` go in its error object (both APIs' error
         objects take extra fields, which the official SDKs keep). Gemini's carries them in
         its ``details`` list, after a ``RetryInfo`` for a ``retry-after``."""
-        if api == "gemini":
+        if api == "gemini":  # the other APIs' error types are no google.rpc.Code names
             delay = self.headers.get("retry-after")
-            return gemini_error(self.status, self.message, self.type, self.details,
-                                f"{delay}s" if delay is not None else None)
+            return gemini_error(self.status, self.message,
+                                self.type if self.type in GEMINI_STATUSES else None,
+                                self.details, f"{delay}s" if delay is not None else None)
         body = error_body(api, self.status, self.message, type=self.type, code=self.code,
                           param=self.param)
         if self.details is not None:

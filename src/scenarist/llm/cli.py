@@ -44,8 +44,8 @@ DEFAULT_PORT = 18080
 def parser() -> Parser:
     p = Parser(
         prog="scenarist llm",
-        description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages API that "
-        "plays scenarios to real agents.",
+        description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages / Gemini "
+        "API that plays scenarios to real agents.",
     )
     add_scenario(p)
     add_tags(p)

@@ -41,8 +41,11 @@ from scenarist.llm.tool_choice import AUTO, ToolChoice
 __all__ = ["METHODS", "Route", "read_count", "read_gemini", "route_of"]
 
 METHODS = ("generateContent", "streamGenerateContent")
-#: ``/v1beta/models/{model}:{method}`` (and ``/v1/``); the model may hold ``/`` or ``.``
-_PATH = re.compile(r"^/(v1beta|v1|v1alpha)/models/([^:]+):([A-Za-z]+)$")
+#: ``/v1beta/models/{model}:{method}`` (and ``/v1/``), and Vertex AI's
+#: ``/v1beta1/[projects/P/locations/L/]publishers/google/models/{model}:{method}``
+_PATH = re.compile(r"^/(?:v1beta|v1|v1alpha|v1beta1)/"
+                   r"(?:(?:projects/[^/:]+/locations/[^/:]+/)?publishers/google/)?"
+                   r"models/([^:]+):([A-Za-z]+)$")
 
 
 class Route(NamedTuple):
@@ -65,7 +68,7 @@ class Route(NamedTuple):
 def route_of(path: str, query: str) -> tuple[str, str] | None:
     """``(model, method)`` of a Gemini model path, else ``None``."""
     m = _PATH.match(path)
-    return (m.group(2), m.group(3)) if m else None
+    return (m.group(1), m.group(2)) if m else None
 
 
 def sse_asked(query: str) -> bool:

@@ -69,8 +69,9 @@ class LateBody:
 
 
 class PacedStream:
-    """A streamed answer (SSE, or Gemini's JSON array) as an ASGI callable: each batch of frames sent when due, stopping the
-    moment the client goes away (a watcher task waits for ``http.disconnect``)."""
+    """A streamed answer (SSE, or Gemini's JSON array) as an ASGI callable: each batch of
+    frames sent when due, stopping the moment the client goes away (a watcher task waits for
+    ``http.disconnect``)."""
 
     def __init__(
         self, batches: tuple[Batch, ...], schedule: Schedule, entry: dict[str, Any],

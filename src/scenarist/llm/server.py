@@ -1,4 +1,5 @@
-"""The mock model API server: OpenAI Chat, OpenAI Responses and Anthropic Messages over HTTP.
+"""The mock model API server: OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini
+over HTTP (Gemini's paths in :mod:`scenarist.llm.gemini_server`).
 
 The answer to a model request is decided by :class:`~scenarist.llm.answer.Answerer` (a pure
 chain: read, select, locate, check, scripted error, render, encode). This module is the thin
@@ -476,7 +477,7 @@ _SERVED = (
     "/_scenarist/journal; WebSocket /v1/responses"
 )
 #: the Gemini API's own path prefixes (its model methods also live under /v1/, by their ``:``)
-GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/")
+GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/", "/v1beta1/")
 #: where Codex (and the OpenAI SDKs' ``responses.connect()``) open the Responses WebSocket
 _SOCKET_PATHS = frozenset({"/v1/responses"})
 _MODEL_PATHS: dict[str, Api] = {

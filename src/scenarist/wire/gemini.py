@@ -11,7 +11,8 @@ frame; without it the stream is one JSON array sent piece by piece (:func:`array
 Thought parts (``{"text", "thought": true}``) are sent only when the events carry reasoning
 (the server decides, :mod:`scenarist.llm.thinking`); a reasoning segment's signature travels
 as ``thoughtSignature`` on the part that follows it (the first ``functionCall`` of the turn,
-or its text), an empty text part when nothing follows, as Gemini sends them.
+or its text), an empty text part when nothing follows, as Gemini sends them; Gemini's
+signatures are bytes, so the neutral signature's text goes out base64-encoded.
 
 Function calls are sent whole (Gemini streams no partial arguments), all of a turn's calls
 in one chunk, each with its ``id``. ``custom`` calls carry ``{"input": "<raw text>"}``.
@@ -19,6 +20,7 @@ in one chunk, each with its ``id``. ``custom`` calls carry ``{"input": "<raw tex
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -151,6 +153,11 @@ class _Signed:
     def __init__(self) -> None:
         self.pending = ""
 
+    def hold(self, signature: str) -> None:
+        """A signature for the next part: Gemini's are bytes, sent as base64 (the SDKs decode
+        them), so the neutral signature's text goes out base64-encoded."""
+        self.pending = base64.b64encode(signature.encode()).decode() if signature else ""
+
     def sign(self, part: dict[str, Any]) -> dict[str, Any]:
         if self.pending:
             part["thoughtSignature"], self.pending = self.pending, ""
@@ -174,7 +181,7 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
             yield Frame(_response([{"text": event.text, "thought": True}], early, model, rid),
                         at_ms=at)
         elif isinstance(event, ReasoningEnd):
-            signed.pending = event.signature
+            signed.hold(event.signature)
         elif isinstance(event, ToolCallStart):
             calls[event.id] = (event.name, event.kind, [])
         elif isinstance(event, ToolCallDelta):
@@ -221,7 +228,7 @@ def turn_body(turn: Turn) -> dict[str, Any]:
         if isinstance(part, ReasoningPart):
             if part.text:
                 parts.append({"text": part.text, "thought": True})
-            signed.pending = part.signature
+            signed.hold(part.signature)
         elif isinstance(part, TextPart):
             parts.append(signed.sign({"text": part.text}))
         elif isinstance(part, ToolCallPart):
