@@ -111,3 +111,32 @@ def test_a_schema_without_required_fills_every_property_and_recursion_ends() -> 
     while isinstance(deep, dict):
         deep, depth = deep.get("n"), depth + 1
     assert deep is None and depth == 17
+
+
+def test_common_tool_names_alone_do_not_make_a_client_gemini_cli(tmp_path: Path) -> None:
+    """A generic client that declares ``read_file`` and ``write_file`` (and a shell) is
+    fitted by its own schemas, not sent Gemini CLI's argument names."""
+    (tmp_path / "make-hi.yaml").write_text(SCENARIO)
+    decls = [{"name": "read_file", "parameters": {"type": "object", "properties": {
+                  "path": {"type": "string"}}, "required": ["path"]}},
+             {"name": "write_file", "parameters": {"type": "object", "properties": {
+                  "path": {"type": "string"}, "text": {"type": "string"}},
+                  "required": ["path", "text"]}},
+             {"name": "run_shell_command", "parameters": {"type": "object", "properties": {
+                  "command": {"type": "string"}}, "required": ["command"]}}]
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "make hi.txt"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command",
+                                                      "args": {"command": "x"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command",
+                                                         "response": {"output": ""}}}]}],
+        "tools": [{"functionDeclarations": decls}]}
+    answerer = Answerer(Selector([build_script(load_scenario(tmp_path / "make-hi.yaml"))]))
+    result = answerer.answer(ModelRequest("gemini", {}, json.dumps(body).encode(), 1_700_000_000,
+                                          Route("m", False, False).key()), lambda _key: False)
+    assert isinstance(result, Answer) and result.encoded.body is not None
+    assert result.notes["profile"] == "openai"
+    parts = json.loads(result.encoded.body)["candidates"][0]["content"]["parts"]
+    (call,) = [p["functionCall"] for p in parts if "functionCall" in p]
+    assert (call["name"], call["args"]) == ("write_file", {"path": "notes/todo.md",
+                                                           "text": "# Todo\n- greet\n"})

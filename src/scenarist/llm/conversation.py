@@ -696,7 +696,7 @@ def detect_profile(conv: Conversation) -> Profile:
     names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:
         return "claude"
-    if len(names & gemini_cli.MARKERS) >= 2:
+    if len(names & gemini_cli.MARKERS) >= gemini_cli.MARKED:
         return "gemini"
     if names & _CODEX_MARKERS or conv.code_cell is not None:
         return "codex"

@@ -68,12 +68,14 @@ from scenarist.scenario.tools import (
 from scenarist.vocabulary import AgentCall, Resolve, given
 from scenarist.vocabulary.shell import shell_command
 
-__all__ = ["MARKERS", "SHELL", "tool_call"]
+__all__ = ["MARKED", "MARKERS", "SHELL", "tool_call"]
 
 SHELL = "run_shell_command"
-#: tool names only Gemini CLI declares: a request with two of them is Gemini CLI's
-MARKERS = frozenset({SHELL, "write_file", "replace", "read_file", "list_directory",
-                     "grep_search", "google_web_search"})
+#: tool names of Gemini CLI that other clients hardly use (``read_file`` and ``write_file``
+#: are common names): a request that declares :data:`MARKED` of them is Gemini CLI's
+MARKERS = frozenset({SHELL, "replace", "list_directory", "glob", "grep_search",
+                     "google_web_search"})
+MARKED = 3
 _SUB_AGENT = "generalist"  # the sub-agent 0.61 runs for a general task
 
 
