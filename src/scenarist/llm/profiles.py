@@ -25,8 +25,9 @@ tool (a :class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carr
 
 Claude Code's, Codex's and Gemini CLI's names and argument shapes are their tables in
 :mod:`scenarist.vocabulary` (``claude_code``, ``codex``, ``gemini_cli``; shell stand-ins in
-``shell``), read here and by every other front end; this module adds what needs the request: which tools it
-declares, the file's text an edit applies to, the fitting of generic profiles.
+``shell``), read here and by every other front end; this module adds what needs the
+request: which tools it declares, the file's text an edit applies to, the fitting of
+generic profiles.
 
 Every action becomes exactly one call (the position logic counts on it), or, for aider, one
 block of text. Edits need the file's current text to produce a real, applicable edit; it is
@@ -229,7 +230,8 @@ def _claude(tool: Tool, ctx: Context) -> Call:
 
 
 def _gemini(tool: Tool, ctx: Context) -> Call:
-    """Gemini CLI's call for ``tool``, from its one table (:mod:`scenarist.vocabulary.gemini_cli`)."""
+    """Gemini CLI's call for ``tool``, from its one table
+    (:mod:`scenarist.vocabulary.gemini_cli`)."""
     call = gemini_cli.tool_call(tool, ctx.path)
     return Call(call.name, _json(call.input))
 
