@@ -62,6 +62,7 @@ from scenarist.llm.ids import SESSION_HEADERS, TurnRef, conversation_key, encode
 from scenarist.llm.position import (
     Position,
     PositionError,
+    check_results,
     continue_from,
     find_turn,
     first_prompt_index,
@@ -73,6 +74,7 @@ from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
+from scenarist.llm.tool_calls import tool_calls
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
@@ -442,6 +444,9 @@ class Answerer:
             key = ckey if previous else (
                 _conversation_key(request.headers, conv) if script.has_errors else "")
             position = place(script, conv, key, served, notes, previous)
+            if ((script.has_results or conv.tool_results < conv.tool_calls)
+                    and previous is None and conv.code_cell is None):
+                verify(script, position, conv, body, notes)  # code mode: see the docs
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
@@ -507,6 +512,8 @@ class Answerer:
         except RequestSelectionError as exc:
             found = next(filter(None, (self._by_prompt(p) for p in later)), None)
             if found is None:
+                if exc.divergence is not None:
+                    notes["divergence"] = exc.divergence.as_json()
                 raise _Rejected(exc.status, exc.message) from None
             choice = found
         notes.update(scenario=choice.script.name, selected_by=choice.by,
@@ -692,12 +699,35 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
         else:
             position = locate(script, conv, lambda i: served((id(script), key, i)))
     except PositionError as exc:
-        notes["expected"] = exc.expected
-        raise _Rejected(409, f"scenarist: {exc.message}; expected next: {exc.expected}") from None
+        raise diverged(exc, notes) from None
     notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
     if position.part:
         notes["part"] = position.part
     return position
+
+
+def diverged(exc: PositionError, notes: Notes) -> "_Rejected":
+    """The 409 for a request that left its scenario, naming the first divergent step
+    (:mod:`scenarist.llm.divergence`) in the message and the journal."""
+    message = f"scenarist: {exc.message}"
+    if exc.expected is not None:
+        notes["expected"] = exc.expected
+        message += f"; expected next: {exc.expected}"
+    if exc.divergence is not None:
+        notes["divergence"] = exc.divergence.as_json()
+        message += f"; {exc.divergence.describe()}"
+    return _Rejected(409, message)
+
+
+def verify(script: Script, position: Position, conv: Conversation, body: Any,
+           notes: Notes) -> None:
+    """The tool results the request sends back against the scenario (the slow path: only
+    for a scenario that states results, or a history with a call left unanswered)."""
+    try:
+        made = sum(1 for mark in conv.marks if mark.kind == "call")
+        check_results(script, position, tool_calls(conv.api, body, made))
+    except PositionError as exc:
+        raise diverged(exc, notes) from None
 
 
 def cell_ref(script: Script, position: Position, ref: TurnRef) -> TurnRef:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scenarist.llm.process import RunningServer, run_server
 from scenarist.runner.errors import RunnerError
@@ -188,6 +189,30 @@ def keep_server_logs(server: RunningServer, folder: Path) -> None:
         lines = json.dumps({"error": f"the journal could not be read: {exc}"}) + "\n"
     (folder / "llm-journal.jsonl").write_text(lines, encoding="utf-8")
     (folder / "llm.log").write_text(server.stderr, encoding="utf-8")
+
+
+def model_divergence(folder: Path) -> dict[str, Any] | None:
+    """The first request the model server refused because it left the scenario, from the
+    journal :func:`keep_server_logs` wrote: its ``divergence`` (step, file:line, field,
+    expected vs got, masked), the status and the refusal's message; a 409 (the agent's
+    conversation strayed) before a 404 (a request no scenario matched). None without one."""
+    try:
+        lines = (folder / "llm-journal.jsonl").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    refused = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("divergence"), dict):
+            refused.append(entry)
+    if not refused:
+        return None
+    first = min(refused, key=lambda e: e.get("status") != 409)
+    return {**first["divergence"], "status": first.get("status"),
+            "message": str(first.get("error", ""))}
 
 
 def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],
