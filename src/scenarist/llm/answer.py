@@ -96,7 +96,7 @@ WIRE: dict[Api, WireApi] = {
 }
 MEMO_LIMIT = 1024
 MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
-AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
+AgentType = Literal["auto", "claude", "codex", "gemini", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
 #: the request headers an answer may depend on: scenario selection and session ids
 ANSWER_HEADERS = ("x-scenario-name", "x-scenario-prompt", *SESSION_HEADERS)
@@ -212,7 +212,8 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
-                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice)
+                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice,
+                       schema=self.conv.extra.get("json_schema"))
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -224,7 +225,8 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"))
+                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"),
+                c.extra.get("json_schema"))
 
 
 class _Rejected(WireError):

@@ -355,10 +355,21 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         max_tokens=max_tokens,
         extra={"sse": route.sse,
                "thoughts": isinstance(thinking, dict)
-               and _get(thinking, "includeThoughts") is True},
+               and _get(thinking, "includeThoughts") is True,
+               "json_schema": _json_schema(config)},
         client=client_hint(texts),
         choice=choice,
     )
+
+
+def _json_schema(config: Any) -> str | None:
+    """The JSON schema the answer must follow (``responseMimeType: application/json`` with
+    ``responseJsonSchema`` or ``responseSchema``), as JSON text; None when the answer is free
+    (:mod:`scenarist.llm.json_answer`)."""
+    if not config or _get(config, "responseMimeType") != "application/json":
+        return None
+    schema = _get(config, "responseJsonSchema") or _get(config, "responseSchema")
+    return orjson.dumps(schema).decode() if isinstance(schema, dict) else None
 
 
 def read_count(raw: bytes) -> Conversation:

@@ -320,11 +320,14 @@ class _Run:
 
     def _ready(self) -> None:
         """Time 0 is when the program is ready, as a user starts typing when they see it
-        (:meth:`Terminal.ready`, bounded by the wait deadline)."""
+        (:meth:`Terminal.ready`, bounded by the wait deadline). A real agent CLI run as the
+        program (mode 2) is ready once it drew: a Node TUI waits in its event loop while it
+        loads, and keys typed then are lost (seen with Gemini CLI)."""
         assert self.terminal is not None
         deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        agent_cli = self.launch is not None and self.launch.model_requests is not None
         try:
-            self.terminal.ready(self.options.settle_ms, deadline)
+            self.terminal.ready(self.options.settle_ms, deadline, drawn=agent_cli)
         except TerminalTimeout as exc:
             raise RunnerError(f"the program did not become ready: {exc}") from exc
 
