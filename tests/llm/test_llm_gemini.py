@@ -298,18 +298,38 @@ def test_google_genai_for_javascript_surfaces_a_scripted_429_and_retries_it(srv:
     assert [e["status"] for e in srv.journal if e.get("api") == "gemini"] == [429, 200, 200]
 
 
-@pytest.mark.real_agent  # @ai-sdk/google from tests/node
+def _vercel(srv: Any, mode: str, prompt: str, retries: int = 2,
+            think: bool = False) -> dict[str, Any]:
+    """generateText/streamText through ``ai`` with the Google provider (tests/node/vercel_ai.mjs)."""
+    return _node("vercel_ai.mjs", srv.url, "google", mode, prompt, str(retries),
+                 *(["think"] if think else []))
+
+
+@pytest.mark.real_agent  # ai + @ai-sdk/google from tests/node
 @pytest.mark.parametrize("mode", ["generate", "stream"])
 @pytest.mark.parametrize("think", [False, True], ids=["plain", "think"])
 def test_vercel_ai_sdk_google_provider_runs_the_tool_round(srv: Any, mode: str,
                                                            think: bool) -> None:
-    result = _node("ai_sdk_google.mjs", f"{srv.url}/v1beta", mode, WEATHER,
-                   *(["think"] if think else []))
+    result = _vercel(srv, mode, WEATHER, think=think)
     assert result["ok"] is True, result
-    assert result["said"] == ["Let me check.", "It is sunny in Paris."]
-    assert result["calls"] == ["Paris"] and result["finishes"] == ["tool-calls", "stop"]
-    thought = "The user wants the weather; call the tool." if think else ""
-    assert result["reasoning"] == [thought, ""]
+    assert result["calls"] == ["Paris"] and result["steps"] == 2
+    assert result["finishes"] == ["tool-calls", "stop"]
+    assert result["text"] == "It is sunny in Paris."
+    # thoughts only when the request asks for them (includeThoughts)
+    assert result["reasoning"] == ("The user wants the weather; call the tool." if think
+                                   else None)
+
+
+@pytest.mark.real_agent  # ai + @ai-sdk/google from tests/node
+def test_vercel_ai_sdk_google_provider_retries_a_scripted_429_and_reports_it(srv: Any) -> None:
+    refused = _vercel(srv, "generate", FLAKY, retries=0)
+    assert refused["ok"] is False and refused["status"] == 429, refused
+    assert refused["data"]["error"]["status"] == "RESOURCE_EXHAUSTED"
+    httpx.post(f"{srv.url}/_scenarist/reset", timeout=10)
+    retried = _vercel(srv, "stream", FLAKY)
+    assert retried["ok"] is True, retried
+    assert retried["calls"] == ["Oslo"] and retried["text"] == "No rain in Oslo."
+    assert [e["status"] for e in srv.journal if e.get("api") == "gemini"] == [429, 200, 200]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
