@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any
 
+from scenarist.errors import ScenaristError
+
 __all__ = ["nested_calls"]
 
 _CALL_RE = re.compile(r"\btools\s*(?:\.\s*([A-Za-z_$][\w$]*)|\[\s*(\"[^\"]*\"|'[^']*')\s*\])"
@@ -24,8 +26,8 @@ _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 
 
-class _Unreadable(Exception):
-    """The argument is not a literal."""
+class _Unreadable(ScenaristError):
+    """The argument is not a literal (caught here: a cell that is not read stays as written)."""
 
 
 def nested_calls(source: str) -> list[tuple[str, Any]]:
