@@ -145,3 +145,14 @@ def test_the_masker_masks_headers_key_shapes_and_patterns() -> None:
     got = masker.text("tok_abcdefgh and k-123456, sk-proj-abcdefghijklmnop; see ticket-42 "
                       "on application/json")
     assert got == f"{MASK} and {MASK}, {MASK}; see {MASK} on application/json"
+
+
+def test_codex_s_report_around_a_command_s_output_is_not_expected() -> None:
+    from scenarist.record.scenario_of import printed
+
+    report = ("Chunk ID: b594dc\nWall time: 0.0217 seconds\nProcess exited with code 0\n"
+              "Original token count: 2\nOutput:\nhello\n")
+    assert printed(report, "codex") == "hello\n"
+    assert printed("Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n", "codex") == \
+        "Success.\n"
+    assert printed(report, "claude-code") == report  # only Codex words its results so

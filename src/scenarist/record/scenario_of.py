@@ -12,6 +12,8 @@ folders, UUIDs and dates stable (:mod:`.normalise`).
 
 from __future__ import annotations
 
+import re
+
 from scenarist.record.answers import Failure as Refusal
 from scenarist.record.chain import Beat, Chain, beats
 from scenarist.record.history import Call, History, Prompt, Said, Thought
@@ -55,6 +57,7 @@ def vocabulary_of(history: History) -> Vocabulary:
 
 def transcript_of(chain: Chain, name: str) -> Transcript:
     """``chain`` as a transcript: a turn per prompt, its steps in order (ids left out)."""
+    vocabulary = vocabulary_of(chain.first)
     turns: list[Turn] = []
     prompt: str | None = None
     steps: list[Step] = []
@@ -64,14 +67,31 @@ def transcript_of(chain: Chain, name: str) -> Transcript:
                 turns.append(Turn(prompt, tuple(steps)))
             prompt, steps = beat.item.text, []
         elif prompt is not None:
-            steps.append(_step(beat))
+            steps.append(_step(beat, vocabulary))
     if prompt is not None:
         turns.append(Turn(prompt, tuple(steps)))
-    return Transcript(name, tuple(turns), vocabulary_of(chain.first), chain.cwd,
+    return Transcript(name, tuple(turns), vocabulary, chain.cwd,
                       tags=("recorded",))
 
 
-def _step(beat: Beat) -> Step:
+#: Codex's report around what a command printed: ``Chunk ID``, ``Wall time`` (new every run),
+#: the exit code, ``Output:``, then the output itself
+_CODEX_OUTPUT = re.compile(r"\A(?:[A-Z][A-Za-z ]*: [^\n]*\n|Process exited with code -?\d+\n)*"
+                           r"Output:\n")
+
+
+def printed(result: str, vocabulary: Vocabulary) -> str:
+    """What a tool printed, as a scenario expects it: Codex's report around a command's
+    output changes every run (its chunk id, its wall time), so only the output is kept;
+    a replay checks it inside the result the agent sends (``llm.divergence``)."""
+    if vocabulary == "codex":
+        report = _CODEX_OUTPUT.match(result)
+        if report is not None:
+            return result[report.end():]
+    return result
+
+
+def _step(beat: Beat, vocabulary: Vocabulary) -> Step:
     item, delay = beat.item, beat.delay_ms
     if isinstance(item, Thought):
         return Thinking(item.text, delay)
@@ -80,7 +100,8 @@ def _step(beat: Beat) -> Step:
     if isinstance(item, Call):
         outcome = beat.outcome
         value = item.input if isinstance(item.input, dict | str) else {"input": item.input}
-        return ToolCall(item.name, value, result=outcome.output if outcome else None,
+        return ToolCall(item.name, value,
+                        result=printed(outcome.output, vocabulary) if outcome else None,
                         status="error" if outcome and outcome.is_error else None,
                         delay_ms=delay)
     assert isinstance(item, Refusal)
