@@ -3,7 +3,7 @@
 Feeds the 800 distinct streamed and 800 non-streamed bodies of
 ``bench_llm_agent_traffic.py`` straight to the ASGI app (no sockets, no uvicorn) and reports
 the CPU microseconds per answer (median and minimum over interleaved rounds, default and
-``--no-memo`` in turn): the model API's own share of an answer without sockets or uvicorn,
+``--no-memo`` in turn, the order turning every round): the model API's own share of an answer without sockets or uvicorn,
 less noisy on a shared machine than the HTTP bench (the minimum least). Each round answers
 the 800 bodies once; the journal is cleared between runs.
 
@@ -107,7 +107,10 @@ def main() -> int:
         loop = asyncio.new_event_loop()
         for rnd in range(args.rounds + 1):  # round 0 warms up
             for mode, reqs in prepared.items():
-                for name, server in servers.items():
+                order = list(servers.items())
+                # the order turns every round: the first run after a change of workload
+                # pays for warming the caches
+                for name, server in order if rnd % 2 else order[::-1]:
                     server.journal.clear()
                     profiling = profiler is not None and rnd > 0
                     t0 = time.process_time()
