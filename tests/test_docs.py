@@ -47,10 +47,10 @@ HELLO_PROMPT = "Create hello.py that prints a greeting, then run it"
 
 #: programs whose blocks are commands to run (a block starting with anything else is prose,
 #: output, JSON or a diagram)
-PROGRAMS = {"scenarist", "fake-codex", "bash", "pip", "codex", "claude", "opencode", "aider",
-            "curl", "echo", "mkdir", "cd", "your-acp-client"}
+PROGRAMS = {"scenarist", "fake-codex", "bash", "pip", "codex", "claude", "gemini", "opencode",
+            "aider", "curl", "echo", "mkdir", "cd", "your-acp-client"}
 SERVERS = {"llm", "hub", "rest"}
-REAL_AGENTS = {"codex", "claude"}
+REAL_AGENTS = {"codex", "claude", "gemini"}
 DOC_PORTS = ("18080", "18090", "38180")
 
 #: commands that are not run by this module, by the start of their text: why, and the test

@@ -1,12 +1,13 @@
 """Every tool of the format, rendered by every front end, matches the one table per agent.
 
-Claude Code's and Codex's vocabularies live in :mod:`scenarist.vocabulary` (issue 22 item
-2). This test plays one scenario that calls each tool of the format, plus one tool the
+Claude Code's, Codex's and Gemini CLI's vocabularies live in :mod:`scenarist.vocabulary`
+(issue 22 item 2, issue 24). This test plays one scenario that calls each tool of the format, plus one tool the
 format does not know, through each front end that imitates or answers those agents and
 compares what it produced with what the table says, call by call:
 
 - the model API (``scenarist llm``'s answer function) for an Anthropic request that
-  declares Claude Code's tools and a Responses request that declares Codex's;
+  declares Claude Code's tools, a Responses request that declares Codex's and a Gemini
+  request that declares Gemini CLI's (the names of its captured request);
 - the mock agent (``scenarist agent``, a real process) in ``claude-jsonl`` and
   ``codex-jsonl``;
 - ``fake-codex --scenario`` (its events for the same beats);
@@ -31,6 +32,7 @@ from scenarist.codex.play_scenario import scenario_steps
 from scenarist.codex.rng import Rng
 from scenarist.codex.turn import CodexTurn
 from scenarist.llm.answer import Answer, Answerer, ModelRequest
+from scenarist.llm.gemini_request import Route
 from scenarist.llm.plan import build_script
 from scenarist.llm.selection import Selector
 from scenarist.scenario import (
@@ -40,11 +42,14 @@ from scenarist.scenario import (
     compile_timeline,
     load_scenario,
 )
-from scenarist.vocabulary import AgentCall, against, claude_code, codex
+from scenarist.vocabulary import AgentCall, against, claude_code, codex, gemini_cli
 
 sys.path.append(str(Path(__file__).resolve().parent / "agent"))
 from agentkit import agent, jsonl
 
+#: what Gemini CLI 0.61.0 sent (its tool declarations)
+CAPTURED = (Path(__file__).resolve().parent / "data" / "real-agent-requests"
+            / "gemini_cli_turn2_followup_request.json")
 #: one call of every tool of the format (their arguments exercise the tables' decisions)
 CALLS = """\
   - runCmd: {cmd: echo hi, cwd: sub, timeout: 5000, description: say hi}
@@ -99,6 +104,10 @@ def codex_calls(work: Path) -> list[codex.CodexCall]:
     return [codex.tool_call(u.tool, against(str(work)), str(work)) for u in uses(work)]
 
 
+def gemini_calls(work: Path) -> list[AgentCall]:
+    return [gemini_cli.tool_call(u.tool, against(str(work))) for u in uses(work)]
+
+
 def test_the_scenario_calls_every_tool_of_the_format(work: Path) -> None:
     kinds = {type(u.tool) for u in uses(work)}
     assert kinds == {*TOOLS.values(), GenericTool}
@@ -123,6 +132,47 @@ def test_the_tables_decide_what_the_copies_disagreed_on(work: Path) -> None:
     assert lists == codex.ExecCommand(f"find {root}/sub -name '*.txt'", root)
     listing = codex.tool_call(TOOLS["listDir"](path="sub"), against(root), root)
     assert listing == codex.ExecCommand(f"ls -la {root}/sub", root)
+
+
+def test_the_gemini_cli_table_follows_its_schemas(work: Path) -> None:
+    root = str(work)
+    (run, read, write, edit, grep, glob, find, sed, task, fetch, search, todos, notebook, plan,
+     output, kill, skill, mine) = gemini_calls(work)
+    assert run == AgentCall("run_shell_command", {"command": "echo hi", "description": "say hi",
+                                                  "dir_path": f"{root}/sub"})
+    assert read == AgentCall("read_file", {"file_path": f"{root}/sub/a.txt", "start_line": 1,
+                                           "end_line": 2})
+    assert write == AgentCall("write_file", {"file_path": f"{root}/sub/new.txt",
+                                             "content": "new\n"})
+    assert edit.name == "replace" and {k: v for k, v in edit.input.items()
+                                       if k != "instruction"} == {
+        "file_path": f"{root}/sub/a.txt", "old_string": "one", "new_string": "uno"}
+    assert "sub/a.txt" in edit.input["instruction"]
+    # -i has no place in grep_search: the table's shell grep
+    assert grep == AgentCall("run_shell_command", {
+        "command": f"grep -rni --include='*.txt' -e uno {root}/sub"})
+    assert glob == AgentCall("glob", {"pattern": "**/*.txt", "dir_path": f"{root}/sub"})
+    assert find == glob
+    assert sed == AgentCall("run_shell_command", {"command": f"sed -i s/two/dos/ {root}/sub/a.txt"})
+    assert task == AgentCall("invoke_agent", {"agent_name": "generalist",
+                                              "prompt": "Find the flaky tests\nand list them"})
+    assert fetch == AgentCall("web_fetch", {"prompt": "summarise: https://example.com/"})
+    assert search == AgentCall("google_web_search", {"query": "pytest xfail"})
+    assert todos == AgentCall("write_todos", {"todos": [{"description": "fix it",
+                                                         "status": "pending"}]})
+    assert plan == AgentCall("exit_plan_mode", {"plan": "fix the tests"})
+    assert skill == AgentCall("activate_skill", {"name": "review"})
+    # no such tool in Gemini CLI: the format's name and arguments, fitted by the model API
+    assert [c.name for c in (notebook, output, kill, mine)] == [
+        "notebookEdit", "bashOutput", "killShell", "my_tool"]
+    resolve = against(root)
+    assert gemini_cli.tool_call(TOOLS["listDir"](path="sub"), resolve) == AgentCall(
+        "list_directory", {"dir_path": f"{root}/sub"})
+    assert gemini_cli.tool_call(TOOLS["grep"](pattern="x", glob="*.py",
+                                              output_mode="files_with_matches"), resolve) == (
+        AgentCall("grep_search", {"pattern": "x", "include_pattern": "*.py", "names_only": True}))
+    assert gemini_cli.tool_call(TOOLS["bashOutput"](bash_id="4242"), resolve) == AgentCall(
+        "read_background_output", {"pid": 4242})
 
 
 # -- the model API -------------------------------------------------------------------------
@@ -173,6 +223,29 @@ def test_model_api_asks_codex_for_the_table_s_calls(work: Path) -> None:
             case codex.WebSearchCall(query=query):
                 assert (item["name"], json.loads(item["arguments"])) == (
                     "webSearch", {"query": query})
+
+
+def test_model_api_asks_gemini_cli_for_the_table_s_calls(work: Path) -> None:
+    """A Gemini request with the tools Gemini CLI 0.61 declares (and the format's names of the
+    tools it lacks, which the model API would otherwise fit) gets the table's calls."""
+    expected = gemini_calls(work)
+    sent = json.loads(CAPTURED.read_text())["body"]["tools"]
+    real = {d["name"] for t in sent for d in t["functionDeclarations"]}
+    names = sorted(real | {c.name for c in expected})
+    body = {"contents": [{"role": "user", "parts": [{"text": "use every tool"}]}],
+            "tools": [{"functionDeclarations": [{"name": n, "parameters": {"type": "OBJECT"}}
+                                                for n in names]}]}
+    script = build_script(load_scenario(work.parent / "every-tool.yaml"))
+    route = Route("gemini-3.1-pro-preview", False, False).key()
+    result = Answerer(Selector([script]), workspace=work).answer(
+        ModelRequest("gemini", {}, json.dumps(body).encode(), 1_700_000_000, route),
+        lambda _key: False)
+    assert isinstance(result, Answer) and result.encoded.body is not None
+    assert result.notes["profile"] == "gemini"
+    parts = json.loads(result.encoded.body)["candidates"][0]["content"]["parts"]
+    calls = [AgentCall(p["functionCall"]["name"], p["functionCall"]["args"]) for p in parts
+             if "functionCall" in p]
+    assert calls == expected
 
 
 # -- the mock agent --------------------------------------------------------------------------

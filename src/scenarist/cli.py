@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # name -> ("package.module:function", one-line summary); plain tuples, no imports needed.
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("scenarist.demo:main", "play a bundled scenario to a tiny agent via the mock model API"),
-    "validate": ("scenarist.scenario.cli:validate_main", "check scenario files"),
+    "validate": ("scenarist.scenario.validate_cli:validate_main", "check scenario files"),
     "timeline": ("scenarist.scenario.cli:timeline_main", "show a compiled timeline"),
     "schema": ("scenarist.scenario.cli:schema_main", "print the JSON Schema of the format"),
     "select": ("scenarist.scenario.cli:select_main", "which scenario a prompt selects"),

@@ -231,6 +231,27 @@ def test_real_results_are_compared_with_a_diff(tmp_path: Path) -> None:
     assert "mismatch.yaml:6:5" in out  # file:line:col of the runCmd
     assert "✗ 3 mismatch(es)" in out
     assert (work / "notes.txt").read_text() == "one\ntwo\n"
+    # the first mismatch, named as the model server names a divergence
+    assert ("first divergence from scenario 'mismatch' at timeline[1].runCmd "
+            f"({SCENARIOS / 'mismatch.yaml'}:6:5): result: expected 'hello\\nthere', got "
+            "'hello\\nworld' (first difference at line 2, column 1)") in out
+
+
+def test_a_secret_in_a_mismatch_is_masked(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    scenario = tmp_path / "leak.yaml"
+    scenario.write_text(
+        "name: leak\ntimeline:\n  - userInputs:\n      - [0, \"print the config\"]\n"
+        "  - runCmd:\n      cmd: \"printf 'api_key=abc123secret\\\\ntoken sk-live0123456789\\\\n'\"\n"
+        "      result: \"api_key=****\"\n")
+    result = agent("--scenario", scenario, "--workspace", work, "--speed", "0.01")
+    assert result.returncode == 1
+    # the tool's own output is shown as the agent saw it; the mismatch report masks it
+    report = result.stdout[result.stdout.index("✗ mismatch at"):]
+    assert "abc123secret" not in report and "sk-live0123456789" not in report
+    assert "+api_key=****" in report and "+token ****" in report
+    assert "first divergence from scenario 'leak' at timeline[1].runCmd" in report
 
 
 def test_commands_time_out_with_their_group_and_see_a_scrubbed_environment(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scenarist.processes import stop_group
+from scenarist.runner.agents import gemini_env
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "tests" / "node" / "node_modules" / ".bin"
@@ -112,6 +113,16 @@ def claude(
         "CLAUDE_CODE_MAX_RETRIES": "0",
     }
     return run_agent(argv, workdir, env)
+
+
+def gemini(
+    url: str, prompt: str, workdir: Path, home: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """Gemini CLI headless (``-p``) against ``url``, its tools approved (``--yolo``), with
+    the settings a CI user sets (:func:`scenarist.runner.agents.gemini_env`); ``flags``:
+    more options, e.g. ``--output-format stream-json``."""
+    argv = [str(node_bin("gemini")), "-p", prompt, "--yolo", *flags]
+    return run_agent(argv, workdir, gemini_env(url, home))
 
 
 def dirs(tmp_path: Path) -> tuple[Path, Path]:

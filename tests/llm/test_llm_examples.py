@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from llm_agents import REPO, claude, codex, dirs
+from llm_agents import REPO, claude, codex, dirs, gemini, jsonl
 
 from scenarist.llm.cli import load_scripts
 from scenarist.llm.conversation import ToolDecl
@@ -54,6 +54,35 @@ def test_claude_write_edit_with_claude_code(tmp_path: Path) -> None:
     assert (work / "notes" / "todo.md").read_text() == "# Todo\n- write tests\n- ship it\n"
     assert [e["calls"] for e in journal] == [["Write"], ["Edit"], ["Bash"], []]
     assert all(e["stream"] and e["status"] == 200 and e.get("completed") for e in journal)
+
+
+@pytest.mark.real_agent
+def test_hello_codex_and_claude_write_edit_with_gemini_cli(tmp_path: Path) -> None:
+    """The same two examples, unchanged, played to Gemini CLI: a file written with a shell
+    command and run; a file written, edited and checked with a command (its router's side
+    requests set aside: they declare no tools and move nothing)."""
+    work, home = dirs(tmp_path)
+    with run_server(EXAMPLES / "hello-codex.yaml", "--scenario-speed", "0.01") as srv:
+        hello = gemini(srv.base_url, "Create hello.py that prints a greeting, then run it",
+                       work, home, "--output-format", "stream-json")
+        first = [e for e in srv.journal() if not e.get("side_request")]
+    with run_server(EXAMPLES / "claude-write-edit.yaml", "--scenario-speed", "0.01") as srv:
+        todo = gemini(srv.base_url, "Start a todo list in notes/todo.md, then add a line to it",
+                      work, home, "--output-format", "stream-json")
+        second = [e for e in srv.journal() if not e.get("side_request")]
+    assert hello.returncode == 0, hello.stderr
+    assert todo.returncode == 0, todo.stderr
+    assert (work / "hello.py").read_text() == 'print("hello from scenarist")\n'
+    assert (work / "notes" / "todo.md").read_text() == "# Todo\n- write tests\n- ship it\n"
+    assert [e["calls"] for e in first] == [["run_shell_command"], ["run_shell_command"], []]
+    assert [e["calls"] for e in second] == [["write_file"], ["replace"], ["run_shell_command"],
+                                            []]
+    assert first[-1]["assertions"][0]["outcome"] == "ok"
+    assert all(e["stream"] and e["status"] == 200 and e.get("completed")
+               for e in first + second)
+    outputs = [e.get("output") for e in jsonl(hello.stdout + todo.stdout)
+               if e["type"] == "tool_result"]
+    assert "hello from scenarist" in outputs and "2" in outputs
 
 
 def test_rate_limit_retry_with_the_openai_sdk_retrying(serve: Any) -> None:

@@ -1,6 +1,6 @@
 """The fuzz tier (``-m fuzz``) for the mock model server: malformed requests, seeded.
 
-Mutants of real agents' captured requests (a field deleted, retyped, blown up or nested deep;
+Mutants of real agents' and SDKs' captured requests (Gemini's among them) (a field deleted, retyped, blown up or nested deep;
 the body truncated or a byte flipped) go through the whole ASGI application in process. Each
 must be answered — never a 5xx, never a traceback — with a JSON error body when it is refused,
 within :data:`CPU_LIMIT_S` of CPU (a hang; CPU time, so a busy machine is not a failure). A
@@ -10,6 +10,7 @@ failure names its seed; ``mutant_request(seed)`` rebuilds the input.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import random
 import signal
@@ -38,6 +39,8 @@ ODD_VALUES: list[Any] = [None, True, False, 0, -1, 1.5, 1e308, "", "x" * 10_000,
 
 
 def _captured() -> list[tuple[str, dict[str, Any]]]:
+    """``(path, body)`` of each captured request of a model API (Gemini's path names its
+    model and method)."""
     found = []
     for path in sorted(DATA.glob("*.json")):
         data = json.loads(path.read_text())
@@ -47,9 +50,8 @@ def _captured() -> list[tuple[str, dict[str, Any]]]:
         if data.get("tools"):
             body["tools"] = data["tools"]
         route = data["path"].split("?")[0]
-        api = next((a for a, p in PATHS.items() if p == route), None)
-        if api is not None:
-            found.append((api, body))
+        if route in PATHS.values() or ":" in route:
+            found.append((data["path"], body))
     return found
 
 
@@ -80,7 +82,7 @@ def _mutate(body: Any, rng: random.Random) -> Any:
     elif how == 0 and isinstance(parent, list):
         parent.pop(last)
     elif how == 1:
-        parent[last] = rng.choice(ODD_VALUES)
+        parent[last] = copy.deepcopy(rng.choice(ODD_VALUES))  # never the shared one
     else:
         parent[last] = {"nested": parent[last]} if rng.random() < 0.5 else [parent[last]] * 3
     return body
@@ -89,7 +91,7 @@ def _mutate(body: Any, rng: random.Random) -> Any:
 def mutant_request(seed: int) -> tuple[str, bytes]:
     """The path and raw body of mutant ``seed`` (deterministic)."""
     rng = random.Random(seed)
-    api, original = CAPTURED[seed % len(CAPTURED)]
+    path, original = CAPTURED[seed % len(CAPTURED)]
     body = json.loads(json.dumps(original))
     for _ in range(rng.randint(1, 3)):
         body = _mutate(body, rng)
@@ -97,7 +99,7 @@ def mutant_request(seed: int) -> tuple[str, bytes]:
     if rng.random() < 0.15:  # broken framing of the JSON itself
         cut = rng.randrange(len(raw))
         raw = raw[:cut] if rng.random() < 0.5 else raw[:cut] + bytes([rng.randrange(256)]) + raw[cut + 1:]
-    return PATHS[api], raw
+    return path, raw
 
 
 class CpuLimit(Exception):
@@ -142,4 +144,68 @@ def test_malformed_requests_are_answered_never_crashed() -> None:
         asyncio.run(run())
     finally:
         signal.signal(signal.SIGPROF, previous)
+    assert not failures, "\n".join(failures[:20])
+
+
+GEMINI_METHODS = ["generateContent", "streamGenerateContent", "countTokens", "embedContent",
+                  "", "generateContent:x", "GENERATECONTENT", "%00", "batchGenerateContent"]
+GEMINI_MODELS = ["gemini-2.5-flash", "", "..", "a/b/c", "x" * 2_000, "models/gemini", "%2F", "é"]
+GEMINI_PREFIXES = ["/v1beta/models/", "/v1/models/", "/v1alpha/models/", "/v1beta/", "/v1beta/tunedModels/"]
+
+
+def gemini_hostile_request(seed: int) -> tuple[str, str, bytes]:
+    """Method, path and body of hostile Gemini request ``seed``: odd model paths and methods,
+    bodies of the wrong shape, huge ``contents`` (deterministic)."""
+    rng = random.Random(seed)
+    if rng.random() < 0.3:  # an odd path or method
+        path = rng.choice(GEMINI_PREFIXES) + rng.choice(GEMINI_MODELS) + ":" + rng.choice(
+            GEMINI_METHODS)
+        method = rng.choice(["POST", "GET", "PUT", "DELETE"])
+    else:
+        path = "/v1beta/models/gemini-2.5-flash:" + rng.choice(GEMINI_METHODS[:3])
+        method = "POST"
+    path += rng.choice(["", "?alt=sse", "?key=k&alt=json"])
+    text = {"text": "Is it raining in Oslo?"}
+    shapes: list[Any] = [
+        {"contents": [{"role": "user", "parts": [text]}] * rng.randint(1, 5_000)},
+        {"contents": [{"role": rng.choice(["user", "model", "tool", 5, None]),
+                       "parts": [rng.choice([text, {"functionCall": {"name": 1}}, {"text": []},
+                                             {"functionResponse": {}}, "x", None])]}]},
+        {"contents": [{"parts": [text]}], "tools": rng.choice(ODD_VALUES)},
+        {"contents": [{"parts": [text]}], "toolConfig": {"functionCallingConfig": rng.choice(
+            [{"mode": "ANY", "allowedFunctionNames": ["nope"]}, {"mode": 3}, [], "ANY"])}},
+        {"contents": [{"parts": [text]}], "generationConfig": rng.choice(ODD_VALUES)},
+        {"contents": [{"parts": [text]}], "systemInstruction": rng.choice(ODD_VALUES)},
+        rng.choice(ODD_VALUES),
+    ]
+    return method, path, orjson.dumps(rng.choice(shapes))
+
+
+def test_hostile_gemini_requests_get_googles_4xx_never_a_5xx() -> None:
+    scripts = load_scripts([SCENARIOS, Path(__file__).resolve().parents[2] / "examples"], {})
+    server = MockModelServer(scripts, Options(clock=VirtualClock(), speed=0.01,
+                                              body_limit=4 * 1024 * 1024))
+    transport = httpx.ASGITransport(app=server.app)
+    failures: list[str] = []
+
+    async def run() -> None:
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            for seed in range(400):
+                method, path, raw = gemini_hostile_request(seed)
+                try:
+                    resp = await client.request(method, path, content=raw,
+                                                headers={"content-type": "application/json"})
+                except Exception as exc:  # the ASGI app raised: a 500 with a traceback
+                    failures.append(f"seed {seed}: {type(exc).__name__}: {exc}"[:300])
+                    continue
+                if resp.status_code >= 500:
+                    failures.append(f"seed {seed}: {resp.status_code} {resp.text[:200]}")
+                elif resp.status_code >= 400:
+                    error = resp.json().get("error")
+                    if not (isinstance(error, dict) and error.get("code") == resp.status_code
+                            and error.get("message") and isinstance(error.get("status"), str)):
+                        failures.append(f"seed {seed}: {resp.status_code} not Google's "
+                                        f"envelope: {resp.text[:200]}")
+
+    asyncio.run(run())
     assert not failures, "\n".join(failures[:20])

@@ -72,6 +72,13 @@ def _messages(**extra: Any) -> tuple[str, dict[str, Any]]:
     return "/v1/messages", body
 
 
+def _gemini(method: str = "generateContent", query: str = "", model: str = "gemini-2.5-flash",
+            **extra: Any) -> tuple[str, dict[str, Any]]:
+    body = {"contents": [{"role": "user", "parts": [{"text": "list the first project"}]}],
+            "tools": [{"functionDeclarations": [{"name": n} for n in CLAUDE_TOOLS]}], **extra}
+    return f"/v1beta/models/{model}:{method}{query}", body
+
+
 SIZE = 1000  # every body is padded to this many bytes (but one), so input tokens stay equal
 
 
@@ -117,6 +124,12 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "responses encrypted": _responses(
         reasoning={"summary": "auto"}, include=["reasoning.encrypted_content"]
     ),
+    "gemini": _gemini(),
+    "gemini model": _gemini(model="gemini-2.5-pro"),
+    "gemini sse": _gemini("streamGenerateContent", "?alt=sse"),
+    "gemini array": _gemini("streamGenerateContent"),
+    "gemini thoughts": _gemini(generationConfig={"thinkingConfig": {"includeThoughts": True}}),
+    "gemini no tools": _gemini(tools=[]),
 }
 
 

@@ -3,11 +3,12 @@ really create the files; the journal proves every turn went through the streamin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_agents import SCENARIOS, claude, codex, dirs, jsonl
+from llm_agents import SCENARIOS, claude, codex, dirs, gemini, jsonl
 
 from scenarist.llm.process import run_server
 
@@ -80,17 +81,20 @@ def test_claude_code_generated_edits_have_exact_line_counts(tmp_path: Path) -> N
     assert [e["calls"] for e in journal] == [["Write"], ["Edit"], []]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_agents_continue_a_multi_prompt_scenario(tmp_path: Path, agent: str) -> None:
     """The first prompt, then the second in the same session (``claude -p --continue``,
-    ``codex exec resume --last``): the resumed conversation carries the first prompt and its
-    turns, the server continues at the second ``userInputs``, and the asserts after the last
-    turn hold (POST /_scenarist/check)."""
+    ``codex exec resume --last``, ``gemini -p --resume latest``): the resumed conversation
+    carries the first prompt and its turns, the server continues at the second
+    ``userInputs``, and the asserts after the last turn hold (POST /_scenarist/check).
+    Gemini CLI's router asks before each prompt: side requests, set aside here."""
     work, home = dirs(tmp_path)
 
     def run(url: str, prompt: str, resume: bool) -> Any:
         if agent == "claude":
             return claude(url, prompt, work, home, *(["--continue"] if resume else []))
+        if agent == "gemini":
+            return gemini(url, prompt, work, home, *(["--resume", "latest"] if resume else []))
         return codex(url, prompt, work, home, resume=resume)
 
     with run_server(SCENARIOS / "two_prompts.yaml", "--scenario-speed", "0.01") as srv:
@@ -98,7 +102,7 @@ def test_agents_continue_a_multi_prompt_scenario(tmp_path: Path, agent: str) -> 
         assert first.returncode == 0, first.stderr
         second = run(srv.base_url, "Add an entry for version 1.0", True)
         assert second.returncode == 0, second.stderr
-        journal = srv.journal()
+        journal = [e for e in srv.journal() if not e.get("side_request")]
         report = srv.check(workspace=work)
     assert (work / "CHANGELOG.md").read_text() == "# Changelog\n- 1.0: first release\n"
     assert [(e["segment"], e["turn"], e["user_turns"]) for e in journal] == [
@@ -143,3 +147,60 @@ def test_codex_runs_the_table_s_reads_searches_and_listings(tmp_path: Path) -> N
     assert all(r["exit_code"] == 0 for r in runs)
     assert [r["aggregated_output"] for r in runs[1:]] == [
         "Two\n", f"{work}/src/a.txt:2:Two\n", f"{work}/src/deep/b.md\n", "2\n"]
+
+
+def _gemini_turns(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Gemini CLI conversation's requests (its router's classification set aside): each
+    streamed over SSE and answered in full."""
+    side = [e for e in journal if e.get("side_request")]
+    assert all(e["calls"] == [] and e["status"] == 200 and not e["stream"] for e in side), side
+    turns = [e for e in journal if not e.get("side_request")]
+    assert all(e["api"] == "gemini" and e["query"] == "alt=sse" and e["stream"] is True
+               and e["status"] == 200 and e.get("completed") for e in turns), turns
+    return turns
+
+
+def test_gemini_cli_runs_a_shell_command_writes_and_edits(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 headless: ``run_shell_command``, ``write_file`` and ``replace`` run
+    for real, in the scenario's order; its router's side request (no tools, a JSON schema)
+    gets JSON and moves nothing."""
+    work, home = dirs(tmp_path)
+    with run_server(SCENARIOS / "shell_and_patch.yaml", "--scenario-speed", "0.01") as srv:
+        result = gemini(srv.base_url, "Create the greeting files", work, home,
+                        "--output-format", "json")
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    assert (work / "greeting.txt").read_text() == "hello from scenarist\n"
+    assert (work / "notes" / "todo.md").read_text() == TODO_AFTER
+    turns = _gemini_turns(journal)
+    assert journal[0]["side_request"] is True and journal[0]["turn"] == 0  # the router
+    assert [e["turn"] for e in turns] == [0, 1, 2, 3]
+    assert [e["calls"] for e in turns] == [["run_shell_command"], ["write_file"], ["replace"], []]
+    assert all(e["cwd"] == str(work) and e["profile"] == "gemini" for e in turns)
+    assert [a["outcome"] for a in turns[2]["assertions"]] == ["ok", "ok"]
+    output = json.loads(result.stdout)
+    assert output["response"] == "Done: greeting.txt and notes/todo.md are in place."
+    assert output["stats"]["tools"]["totalSuccess"] == 3
+
+
+def test_gemini_cli_runs_the_table_s_reads_searches_and_listings(tmp_path: Path) -> None:
+    """``read_file`` with a line range, ``glob``, and the shell for what ``grep_search``
+    cannot say (``-i``) and a command's ``cwd`` (``dir_path``), each run by Gemini CLI."""
+    work, home = dirs(tmp_path)
+    with run_server(SCENARIOS / "read_search_list.yaml", "--scenario-speed", "0.01") as srv:
+        result = gemini(srv.base_url, "Look around the project", work, home,
+                        "--output-format", "stream-json")
+        journal = srv.journal()
+    assert result.returncode == 0, result.stderr
+    turns = _gemini_turns(journal)
+    assert [e["calls"] for e in turns] == [
+        ["run_shell_command"], ["read_file"], ["run_shell_command"], ["glob"],
+        ["run_shell_command"], []]
+    lines = jsonl(result.stdout)
+    uses = [e["parameters"] for e in lines if e["type"] == "tool_use"]
+    assert uses[1] == {"file_path": f"{work}/src/a.txt", "start_line": 2, "end_line": 2}
+    assert uses[3] == {"pattern": "**/*.md", "dir_path": f"{work}/src"}
+    results = [e for e in lines if e["type"] == "tool_result"]
+    assert [r["status"] for r in results] == ["success"] * 5
+    assert [results[i]["output"] for i in (2, 3, 4)] == [
+        f"{work}/src/a.txt:2:Two", "Found 1 matching file(s)", "2"]

@@ -1,12 +1,15 @@
-// The Vercel AI SDK (`ai` + `@ai-sdk/openai` + `@ai-sdk/anthropic`) against `scenarist llm`:
-// generateText or streamText with one tool, run to the end (the tool round included).
+// The Vercel AI SDK (`ai` + `@ai-sdk/openai` + `@ai-sdk/anthropic` + `@ai-sdk/google`) against
+// `scenarist llm`: generateText or streamText with one tool, run to the end (the tool round
+// included).
 //
 //   node vercel_ai.mjs BASE_URL PROVIDER MODE PROMPT [MAX_RETRIES] [think]
 //
-// PROVIDER: openai (Responses), openai-chat (Chat Completions) or anthropic (Messages; its
-// base URL must end in /v1). MODE: generate or stream. `think` asks for thinking (Anthropic
-// `thinking: enabled`, OpenAI Responses `reasoningSummary: auto`). Prints one JSON line: the final text,
-// the reasoning text, the tool calls made, the steps, or the error (name, status, data).
+// BASE_URL is the server's root. PROVIDER: openai (Responses), openai-chat (Chat Completions),
+// anthropic (Messages), all three under /v1, or google (Gemini generateContent, /v1beta).
+// MODE: generate or stream. `think` asks for thinking (Anthropic `thinking: enabled`, OpenAI
+// Responses `reasoningSummary: auto`, Google `thinkingConfig.includeThoughts`). Prints one JSON
+// line: the final text, the reasoning text, the tool calls made, the steps and their finish
+// reasons, or the error (name, status, data).
 // Packages load from SCENARIST_NODE_MODULES when set (a private install), else from the
 // node_modules next to this script.
 import { createRequire } from "node:module";
@@ -19,12 +22,16 @@ const require = createRequire(join(modules, "loader.js"));
 const { generateText, streamText, tool, jsonSchema, stepCountIs } = require("ai");
 const { createOpenAI } = require("@ai-sdk/openai");
 const { createAnthropic } = require("@ai-sdk/anthropic");
+const { createGoogleGenerativeAI } = require("@ai-sdk/google");
 
 const [baseUrl, provider, mode, prompt, maxRetries, think] = process.argv.slice(2);
 
 function model() {
   if (provider === "anthropic") {
     return createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: "sk-test" })("claude-mock");
+  }
+  if (provider === "google") {
+    return createGoogleGenerativeAI({ baseURL: `${baseUrl}/v1beta`, apiKey: "test-key" })("gemini-2.5-flash");
   }
   const openai = createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: "sk-test" });
   if (provider === "openai-chat") return openai.chat("mock-model");
@@ -59,6 +66,7 @@ if (think === "think") {
   options.providerOptions = {
     anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } },
     openai: { reasoningSummary: "auto" },
+    google: { thinkingConfig: { includeThoughts: true } },
   };
 }
 
@@ -80,8 +88,9 @@ try {
   }
   // every step's reasoning (the result's own reasoningText is the last step's only)
   reasoning = steps.map((step) => step.reasoningText ?? "").join("") || null;
+  const finishes = steps.map((step) => step.finishReason);
   steps = steps.length;
-  console.log(JSON.stringify({ ok: true, text, reasoning: reasoning ?? null, calls, steps }));
+  console.log(JSON.stringify({ ok: true, text, reasoning: reasoning ?? null, calls, steps, finishes }));
 } catch (error) {
   const cause = error.lastError ?? error;
   console.log(

@@ -120,3 +120,32 @@ def test_llm_imports_rapidfuzz_only_to_compute_a_distance(prompt: str,
     code = FIRST_REQUEST_PROBE.format(scenarios=[str(EXAMPLES / "tool-tour.yaml")],
                                       prompt=prompt)
     assert run_probe(code).stdout == f"200 {distance_needed}"
+
+
+PACKAGE_PROBE = """
+import sys
+import scenarist.scenario
+bare = [m for m in sys.modules if m.startswith("scenarist.scenario.")]
+import scenarist.scenario.load
+sys.stdout.write(f"{len(bare)} {'scenarist.scenario.turns' in sys.modules}")
+"""
+
+
+def test_the_scenario_package_imports_a_module_when_a_name_is_used() -> None:
+    # validate imports the loader; the package no longer imports every module with it
+    assert run_probe(PACKAGE_PROBE).stdout == "0 False"
+
+
+def test_every_public_name_of_the_scenario_package_is_its_module_s() -> None:
+    import scenarist.scenario as package
+
+    for name in package.__all__:
+        value = getattr(package, name)
+        home = getattr(value, "__module__", None)
+        if callable(value) and isinstance(home, str):  # classes and functions
+            assert getattr(sys.modules[home], name) is value, name
+    namespace: dict[str, object] = {}
+    exec("from scenarist.scenario import *", namespace)
+    assert set(package.__all__) <= namespace.keys()
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        package.nothing  # noqa: B018

@@ -265,3 +265,70 @@ def test_bad_json_and_unknown_route_answer_in_api_format() -> None:
         assert nope.status_code == 404 and "no route" in nope.json()["error"]["message"]
         ant_bad = client.post("/v1/messages", content=b"[]")
         assert ant_bad.status_code == 400 and ant_bad.json()["type"] == "error"
+
+
+# --- Gemini (google-genai) ---------------------------------------------------------------------
+
+
+def gem(turn: str | list[WireEvent]) -> Any:
+    """The official google-genai client, answered by the encoders through the transport."""
+    import httpx
+    from google import genai
+    from google.genai import types
+
+    events = TURNS[turn] if isinstance(turn, str) else turn
+
+    def source(api: WireApi, body: dict[str, Any], target: Any = None) -> Iterable[WireEvent]:
+        return iter(events)
+
+    options = types.HttpOptions(base_url="http://x", httpx_client=httpx.Client(
+        transport=transport(source)))
+    return genai.Client(api_key="test", http_options=options)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["generate", "stream"])
+def test_gemini_parses_every_turn_shape(stream: bool) -> None:
+    def parts(turn: str) -> list[Any]:
+        client = gem(turn)
+        if not stream:
+            reply = client.models.generate_content(model="g", contents="hi")
+            return [*reply.candidates[0].content.parts, reply]
+        chunks = list(client.models.generate_content_stream(model="g", contents="hi"))
+        return [p for c in chunks for p in c.candidates[0].content.parts or []] + [chunks[-1]]
+
+    *text, last = parts("text")
+    assert "".join(p.text or "" for p in text) == "Hello wörld"
+    assert last.usage_metadata.prompt_token_count == 9 and last.model_version == "mock-model"
+    *tools, last = parts("tools")
+    calls = [p.function_call for p in tools if p.function_call]
+    assert [(c.id, c.name, c.args) for c in calls] == [
+        ("call_a", "get_weather", {"city": "Paris"}), ("call_b", "exec_command", {"cmd": "ls"})]
+    assert last.candidates[0].finish_reason == "STOP"
+    *custom, _ = parts("custom")
+    assert next(p.function_call for p in custom if p.function_call).args == {
+        "input": '*** Begin Patch\n*** Add File: hi.txt\n+say "hi"\n*** End Patch\n'}
+    *reasoning, _ = parts("reasoning")
+    assert "".join(p.text for p in reasoning if p.thought) == "Think hard."
+    answer = next(p for p in reasoning if not p.thought)
+    assert (answer.text, answer.thought_signature) == ("42", b"c2ln")  # sent as base64
+    *_, last = parts("length")
+    assert last.candidates[0].finish_reason == "MAX_TOKENS"
+
+
+def test_gemini_leading_error_is_googles_envelope() -> None:
+    from google.genai import errors
+
+    with pytest.raises(errors.ClientError) as info:
+        gem([Error("too many", status=429)]).models.generate_content(model="g", contents="hi")
+    assert (info.value.code, info.value.status, info.value.message) == (
+        429, "RESOURCE_EXHAUSTED", "too many")
+
+
+def test_gemini_mid_stream_error_raises_the_sdks_server_error() -> None:
+    from google.genai import errors
+
+    texts: list[str] = []
+    with pytest.raises(errors.ServerError) as info:
+        for chunk in gem("error").models.generate_content_stream(model="g", contents="hi"):
+            texts.append(chunk.text or "")
+    assert texts == ["partial"] and (info.value.code, info.value.status) == (529, "UNAVAILABLE")

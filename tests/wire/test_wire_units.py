@@ -83,8 +83,11 @@ def test_error_bodies_default_types_by_status() -> None:
     assert error_body("anthropic", 529, "busy") == {
         "type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
     assert error_body("anthropic", 404, "x", type="custom")["error"]["type"] == "custom"
+    assert error_body("gemini", 429, "slow down") == {
+        "error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}}
+    assert error_body("gemini", 503, "busy")["error"]["status"] == "UNAVAILABLE"
     with pytest.raises(ValueError, match="unknown api"):
-        error_body("gemini", 400, "x")  # type: ignore[arg-type]
+        error_body("cohere", 400, "x")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

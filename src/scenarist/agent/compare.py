@@ -24,6 +24,7 @@ from typing import Any
 
 from scenarist.agent.tools import Outcome
 from scenarist.json_out import as_text
+from scenarist.text_compare import normalise
 
 __all__ = ["Problem", "check_edit", "check_prompt", "check_tool", "normalise", "text_diff"]
 
@@ -34,18 +35,15 @@ _STARTED = ("pending", "in_progress")
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One way a real result differs from the scenario: a sentence, and a diff if texts differ."""
+    """One way a real result differs from the scenario: a sentence, and a diff if texts differ;
+    ``field``, ``expected`` and ``got`` say the same for a divergence record
+    (:class:`scenarist.divergence.Divergence`)."""
 
     what: str
     diff: str = ""
-
-
-def normalise(text: str) -> str:
-    """Text as compared: ``\\n`` line ends, no trailing spaces, no trailing blank lines."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines)
+    field: str = ""
+    expected: str = ""
+    got: str = ""
 
 
 def text_diff(expected: str, actual: str) -> str:
@@ -72,20 +70,26 @@ def check_tool(outcome: Outcome, *, result: Any, status: str | None,
     if status in _SUCCESS and not outcome.ok:
         shown = "" if result is not None and compares_output else outcome.output.strip()
         problems.append(Problem(f"status: the scenario expects {status}, but "
-                                f"{_how_it_went(outcome)}", shown))
+                                f"{_how_it_went(outcome)}", shown, "status", status,
+                                _how_it_went(outcome)))
     elif status in _FAILURE and outcome.ok:
-        problems.append(Problem(f"status: the scenario expects {status}, but it succeeded"))
+        problems.append(Problem(f"status: the scenario expects {status}, but it succeeded",
+                                field="status", expected=status, got="it succeeded"))
     elif status in _STARTED and not (outcome.background or outcome.simulated):
         problems.append(Problem(f"status: the scenario expects {status} (a background start), "
-                                "but the tool ran to the end; set run_in_background: true"))
+                                "but the tool ran to the end; set run_in_background: true",
+                                field="status", expected=f"{status} (a background start)",
+                                got="it ran to the end"))
     elif status is None and outcome.refused:
-        problems.append(Problem(outcome.output))
+        problems.append(Problem(outcome.output, field="outcome", expected="the tool runs",
+                                got=outcome.output))
     if (result is not None and compares_output and not outcome.simulated
             and not outcome.background and not outcome.refused):
         expected = as_text(result)
         if normalise(expected) != normalise(outcome.output):
             problems.append(Problem("result: the real output differs from the scenario's result",
-                                    text_diff(expected, outcome.output)))
+                                    text_diff(expected, outcome.output), "result", expected,
+                                    outcome.output))
     return tuple(problems)
 
 
@@ -93,14 +97,16 @@ def check_edit(outcome: Outcome, *, lines_added: int, lines_removed: int,
                has_texts: bool) -> tuple[Problem, ...]:
     """Whether an ``agentEdits`` applied and changed exactly the declared number of lines."""
     if not outcome.ok or outcome.change is None:
-        return (Problem(f"the edit failed: {outcome.output}"),)
+        return (Problem(f"the edit failed: {outcome.output}", field="edit",
+                        expected="the edit applies", got=outcome.output),)
     if has_texts and lines_added == 0 and lines_removed == 0:
         return ()
     added, removed = outcome.change.counts
     if (added, removed) == (lines_added, lines_removed):
         return ()
     return (Problem(f"line counts: the scenario declares +{lines_added} -{lines_removed}, the "
-                    f"edit made +{added} -{removed}", outcome.change.unified_diff()),)
+                    f"edit made +{added} -{removed}", outcome.change.unified_diff(),
+                    "line counts", f"+{lines_added} -{lines_removed}", f"+{added} -{removed}"),)
 
 
 def check_prompt(expected: str, typed: str) -> tuple[Problem, ...]:
@@ -108,4 +114,4 @@ def check_prompt(expected: str, typed: str) -> tuple[Problem, ...]:
     if normalise(expected) == normalise(typed):
         return ()
     return (Problem("prompt: the text typed differs from the scenario's userInputs",
-                    text_diff(expected, typed)),)
+                    text_diff(expected, typed), "prompt", expected, typed),)

@@ -34,6 +34,7 @@ from scenarist.agent.tools import (
     describe_file_read,
 )
 from scenarist.agent.workspace import Workspace
+from scenarist.divergence import Divergence
 from scenarist.errors import ScenaristError
 from scenarist.play import Clock, iter_sync
 from scenarist.processes import run_command
@@ -192,6 +193,7 @@ class Report:
     checkpoints: int = 0
     mismatches: list[tuple[str, tuple[Problem, ...]]] = field(default_factory=list)
     ended_early: bool = False
+    divergence: Divergence | None = None  # the first mismatch, as the model server names one
 
 
 class _Run:
@@ -219,6 +221,12 @@ class _Run:
             where = self.where(event)
             self.report.mismatches.append((where, problems))
             self.renderer.mismatch(where, problems)
+            if self.report.divergence is None:
+                first = problems[0]
+                source = self.scenario.source_path or "<scenario>"
+                self.report.divergence = Divergence(
+                    self.scenario.name, event.key_path, f"{source}:{event.line}:{event.col}",
+                    first.field or "outcome", first.expected, first.got or first.what)
 
     def executed(self, outcome: Outcome, tool: str) -> None:
         if outcome.simulated:
@@ -363,5 +371,7 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
                     on_beat(positions[id(beat)])
         except EndOfInput:
             pass
+    if run.report.divergence is not None:
+        renderer.note(run.report.divergence.describe())
     renderer.end(sum(len(p) for _, p in run.report.mismatches))
     return run.report

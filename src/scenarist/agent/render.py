@@ -32,6 +32,7 @@ from scenarist.codex import build
 from scenarist.codex.encode import ExecJsonEncoder
 from scenarist.codex.rng import Rng
 from scenarist.codex.turn import CodexTurn, task_started, token_count
+from scenarist.divergence import mask
 from scenarist.scenario.model import (
     AudioContent,
     ContentBlock,
@@ -171,9 +172,9 @@ class TextRenderer:
         self._print(f"[{level}] {message}", "red" if level == "error" else "dim")
 
     def mismatch(self, where: str, problems: Sequence[Problem]) -> None:
-        for problem in problems:
-            self._print(f"  ✗ mismatch at {where}: {problem.what}", "bold red")
-            for line in problem.diff.splitlines():
+        for problem in problems:  # real output may hold a key: masked (scenarist.divergence)
+            self._print(f"  ✗ mismatch at {where}: {mask(problem.what)}", "bold red")
+            for line in mask(problem.diff).splitlines():
                 style = ("green" if line.startswith("+") else
                          "red" if line.startswith("-") else "dim")
                 self._print("    " + line, style)

@@ -7,7 +7,9 @@ clients, one for async clients (both from :func:`transport`), and a raw ASGI app
 clock), so delays work the same for every client.
 
 Routes (any prefix, e.g. ``/v1``): ``POST …/chat/completions`` (OpenAI Chat),
-``POST …/responses`` (OpenAI Responses), ``POST …/messages`` (Anthropic Messages).
+``POST …/responses`` (OpenAI Responses), ``POST …/messages`` (Anthropic Messages),
+``POST …/models/{model}:generateContent`` and ``:streamGenerateContent`` (Gemini: the
+model and whether to stream are in the path, SSE with ``?alt=sse``, else a JSON array).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -35,11 +37,25 @@ from scenarist.wire import (
     error_body,
     include_usage,
     leading_error,
+    requested_model,
     wants_stream,
 )
+from scenarist.wire.gemini import JsonArray, array_pieces
 
-EventSource = Callable[[WireApi, dict[str, Any]], Iterable[WireEvent]]
-"""Gives the neutral events that answer one request (called once per request)."""
+
+class Target(NamedTuple):
+    """What a request asks besides its body's content: a stream, which model (Gemini names
+    both in the path, the other APIs in the body)."""
+
+    stream: bool
+    model: str | None
+
+
+EventSource = Callable[..., Iterable[WireEvent]]
+"""Gives the neutral events that answer one request (called once per request):
+``source(api, body)``, and for Gemini ``source(api, body, target)`` (the body does not say
+whether to stream or which model: the path does)."""
+GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
 
 JSON_HEADERS = {"content-type": "application/json"}
 
@@ -53,6 +69,7 @@ class Reply:
     body: bytes = b""
     frames: Iterator[Frame] | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    array: bool = False  # Gemini's stream without ?alt=sse: one JSON array, not SSE
 
     def close(self) -> None:
         """Release the event source (runs the fake's cleanup exactly when the client lets go)."""
@@ -63,6 +80,8 @@ class Reply:
 
 def api_for(path: str) -> WireApi | None:
     path = path.rstrip("/")
+    if path.endswith(GEMINI_METHODS) and "/models/" in path:
+        return "gemini"
     if path.endswith("/chat/completions"):
         return "openai_chat"
     if path.endswith("/responses"):
@@ -76,23 +95,34 @@ def _json_reply(status: int, body: dict[str, Any]) -> Reply:
     return Reply(status, dict(JSON_HEADERS), json.dumps(body).encode())
 
 
-def handle(method: str, path: str, raw: bytes, source: EventSource, *, created: int) -> Reply:
+def _target(api: WireApi, path: str, body: dict[str, Any]) -> Target:
+    if api == "gemini":
+        model = path.rsplit("/models/", 1)[1].rsplit(":", 1)[0]
+        return Target(path.endswith(":streamGenerateContent"), model)
+    return Target(wants_stream(body), requested_model(body, "") or None)
+
+
+def handle(method: str, path: str, raw: bytes, source: EventSource, *, created: int,
+           query: str = "") -> Reply:
     """Answer one request (pure apart from calling ``source``)."""
     api = api_for(path)
     if api is None or method != "POST":
-        guess: WireApi = "anthropic" if "/messages" in path else "openai_chat"
+        guess: WireApi = ("anthropic" if "/messages" in path else
+                          "gemini" if "/models/" in path or ":" in path else "openai_chat")
         return _json_reply(404, error_body(
             guess, 404, f"no route for {method} {path}: the fake model answers POST "
-            "/v1/chat/completions, /v1/responses and /v1/messages"))
+            "/v1/chat/completions, /v1/responses, /v1/messages and "
+            "/v1beta/models/{model}:generateContent / :streamGenerateContent"))
     try:
         body = json.loads(raw or b"null")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         return _json_reply(400, error_body(api, 400, f"request body is not JSON: {exc}"))
     if not isinstance(body, dict):
         return _json_reply(400, error_body(api, 400, "request body must be a JSON object"))
-    events = iter(source(api, body))
+    target = _target(api, path, body)
+    events = iter(source(api, body, target) if api == "gemini" else source(api, body))
     closers = [events.close] if hasattr(events, "close") else []
-    if not wants_stream(body):
+    if not target.stream:
         try:
             status, out = encode_body(api, events, created=created)
         finally:
@@ -106,22 +136,34 @@ def handle(method: str, path: str, raw: bytes, source: EventSource, *, created: 
         return _json_reply(error.status, error_body(api, error.status, error.message, error.type,
                                                     error.code))
     frames = encode_stream(api, rest, include_usage=include_usage(body), created=created)
+    if api == "gemini" and "alt=sse" not in query.split("&"):
+        return Reply(200, dict(JSON_HEADERS), frames=frames, closers=[*closers], array=True)
     return Reply(200, dict(SSE_HEADERS), frames=frames, closers=[*closers])
 
 
 REAL_CLOCK = RealClock()
 
 
-def _encoded(frames: Iterator[Frame], schedule: Schedule) -> Iterator[bytes]:
+def _encoded(reply: Reply, schedule: Schedule) -> Iterator[bytes]:
     """Frame bytes, each when due (the schedule starts when the first frame is asked for)."""
-    for frame in pace_sync(frames, schedule):
+    assert reply.frames is not None
+    paced = pace_sync(reply.frames, schedule)
+    if reply.array:
+        for _at, data in array_pieces(paced):
+            yield data
+        return
+    for frame in paced:
         yield frame.encode()
 
 
-async def _aencoded(frames: Iterator[Frame], schedule: Schedule) -> AsyncIterator[bytes]:
+async def _aencoded(reply: Reply, schedule: Schedule) -> AsyncIterator[bytes]:
     """:func:`_encoded` for async consumers (waits without blocking the event loop)."""
-    async for frame in pace(frames, schedule):
-        yield frame.encode()
+    assert reply.frames is not None
+    array = JsonArray() if reply.array else None
+    async for frame in pace(reply.frames, schedule):
+        yield frame.encode() if array is None else array.piece(frame)
+    if array is not None:
+        yield array.close()
 
 
 def http_module(sdk: str) -> ModuleType:
@@ -155,7 +197,7 @@ def _body_classes(mod: ModuleType) -> tuple[type[Any], type[Any]]:
         def __iter__(self) -> Iterator[bytes]:
             assert self._reply.frames is not None
             try:
-                yield from _encoded(self._reply.frames, Schedule(self._clock))
+                yield from _encoded(self._reply, Schedule(self._clock))
             except Exception as exc:
                 raise _broken(mod, exc) from exc
             finally:
@@ -171,7 +213,7 @@ def _body_classes(mod: ModuleType) -> tuple[type[Any], type[Any]]:
         async def __aiter__(self) -> AsyncIterator[bytes]:
             assert self._reply.frames is not None
             try:
-                async for chunk in _aencoded(self._reply.frames, Schedule(self._clock)):
+                async for chunk in _aencoded(self._reply, Schedule(self._clock)):
                     yield chunk
             except Exception as exc:
                 raise _broken(mod, exc) from exc
@@ -196,7 +238,7 @@ def transport(source: EventSource, *, asynchronous: bool = False, clock: Clock =
     def respond(request: Any) -> Any:
         try:
             reply = handle(request.method, request.url.path, request.content, source,
-                           created=created)
+                           created=created, query=request.url.query.decode("latin-1"))
         except Exception as exc:
             raise _broken(module, exc) from exc
         if reply.frames is None:
@@ -234,14 +276,15 @@ def asgi_app(source: EventSource, *, clock: Clock = REAL_CLOCK, created: int = C
             raw += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        reply = handle(scope["method"], scope["path"], raw, source, created=created)
+        reply = handle(scope["method"], scope["path"], raw, source, created=created,
+                       query=scope.get("query_string", b"").decode("latin-1"))
         headers = [(k.encode(), v.encode()) for k, v in reply.headers.items()]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         if reply.frames is None:
             await send({"type": "http.response.body", "body": reply.body})
             return
         try:
-            async for chunk in _aencoded(reply.frames, Schedule(clock)):
+            async for chunk in _aencoded(reply, Schedule(clock)):
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:

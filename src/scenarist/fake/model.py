@@ -35,8 +35,9 @@ from scenarist.play.pacing import Schedule, pace, pace_sync
 if TYPE_CHECKING:
     import anthropic
     import openai
+    from google import genai
 
-    from scenarist.fake.http import ASGIApp
+    from scenarist.fake.http import ASGIApp, Target
 
 EntryPoint = Literal["generate", "stream"]
 BASE_URL = "http://fake-model.local"
@@ -209,10 +210,14 @@ class FakeModel:
 
     # --- served over HTTP, in-process -----------------------------------------------------
 
-    def serve(self, api: wire.WireApi, body: dict[str, Any]) -> Stream[wire.WireEvent]:
-        """The neutral wire events answering one HTTP request (the transports' source)."""
-        entry_point: EntryPoint = "stream" if wire.wants_stream(body) else "generate"
-        model = wire.requested_model(body, self.model)
+    def serve(self, api: wire.WireApi, body: dict[str, Any], target: Target | None = None
+              ) -> Stream[wire.WireEvent]:
+        """The neutral wire events answering one HTTP request (the transports' source);
+        ``target`` is what the path asks (Gemini names the model and streaming there)."""
+        streamed = target.stream if target is not None else wire.wants_stream(body)
+        entry_point: EntryPoint = "stream" if streamed else "generate"
+        model = (target.model if target is not None and target.model
+                 else wire.requested_model(body, self.model))
         try:
             attempt, entries = self._begin(entry_point, body)
         except FakeModelError as exc:
@@ -271,6 +276,26 @@ class FakeModel:
         kw.setdefault("api_key", "sk-fake")
         kw.setdefault("base_url", BASE_URL)
         return anthropic.AsyncAnthropic(http_client=client, **kw)
+
+    def google_client(self, **kw: Any) -> genai.Client:
+        """The official ``google.genai.Client`` (sync, and ``.aio``), answered in-process
+        (the Gemini API: ``generate_content`` and ``generate_content_stream``)."""
+        import httpx
+        from google import genai
+        from google.genai import types
+
+        from scenarist.fake.http import transport
+
+        def answered(asynchronous: bool) -> Any:  # google-genai takes httpx's own clients
+            return transport(self.serve, asynchronous=asynchronous, clock=self.clock)
+
+        options = kw.pop("http_options", None) or types.HttpOptions()
+        options = options.model_copy(update={
+            "base_url": options.base_url or BASE_URL,
+            "httpx_client": httpx.Client(transport=answered(False)),
+            "httpx_async_client": httpx.AsyncClient(transport=answered(True))})
+        kw.setdefault("api_key", "fake-key")
+        return genai.Client(http_options=options, **kw)
 
     def asgi_app(self) -> ASGIApp:
         """The same answers as an ASGI app (routes ``/v1/chat/completions``, ``/v1/responses``,

@@ -57,10 +57,12 @@ from scenarist.llm.conversation import (
     detect_profile,
     read_request,
 )
+from scenarist.llm.gemini_request import Route, read_gemini
 from scenarist.llm.ids import SESSION_HEADERS, TurnRef, conversation_key, encode_ref, ref_of_id
 from scenarist.llm.position import (
     Position,
     PositionError,
+    check_results,
     continue_from,
     find_turn,
     first_prompt_index,
@@ -72,6 +74,7 @@ from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
+from scenarist.llm.tool_calls import tool_calls
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
@@ -82,15 +85,18 @@ from scenarist.wire import (
     error_body,
     scripted_error_fields,
 )
+from scenarist.wire.gemini import STATUSES as GEMINI_STATUSES
+from scenarist.wire.gemini import array_pieces, gemini_error
 
 WIRE: dict[Api, WireApi] = {
     "chat": "openai_chat",
     "responses": "openai_responses",
     "messages": "anthropic",
+    "gemini": "gemini",
 }
 MEMO_LIMIT = 1024
 MAX_CONTEXT_PROMPTS = 16  # user prompts tried for selection when the first selects nothing
-AgentType = Literal["auto", "claude", "codex", "openai", "opencode", "aider"]
+AgentType = Literal["auto", "claude", "codex", "gemini", "openai", "opencode", "aider"]
 ErrorKey = tuple[int, str, int]  # (id of the script, conversation key, turn index)
 #: the request headers an answer may depend on: scenario selection and session ids
 ANSWER_HEADERS = ("x-scenario-name", "x-scenario-prompt", *SESSION_HEADERS)
@@ -104,12 +110,15 @@ class ModelRequest(NamedTuple):
     headers: Mapping[str, str]  # those of :data:`ANSWER_HEADERS` it carries
     raw: bytes
     created: int  # the wall clock in seconds: the answer's ``created``
+    route: str = ""  # Gemini: the model and streaming form its URL names (Route.key)
 
     @classmethod
-    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int) -> "ModelRequest":
+    def of(cls, api: Api, headers: Mapping[str, str], raw: bytes, created: int,
+           route: str = "") -> "ModelRequest":
         """The request with only the headers an answer may depend on (so that
         :class:`RequestMemo`'s key holds every input)."""
-        return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created)
+        return cls(api, {h: headers[h] for h in ANSWER_HEADERS if h in headers}, raw, created,
+                   route)
 
 
 class Rejection(NamedTuple):
@@ -132,7 +141,13 @@ class Rejection(NamedTuple):
 
     def body(self, api: WireApi) -> dict[str, Any]:
         """The API's own error body; ``details`` go in its error object (both APIs' error
-        objects take extra fields, which the official SDKs keep)."""
+        objects take extra fields, which the official SDKs keep). Gemini's carries them in
+        its ``details`` list, after a ``RetryInfo`` for a ``retry-after``."""
+        if api == "gemini":  # the other APIs' error types are no google.rpc.Code names
+            delay = self.headers.get("retry-after")
+            return gemini_error(self.status, self.message,
+                                self.type if self.type in GEMINI_STATUSES else None,
+                                self.details, f"{delay}s" if delay is not None else None)
         body = error_body(api, self.status, self.message, type=self.type, code=self.code,
                           param=self.param)
         if self.details is not None:
@@ -154,6 +169,7 @@ class Encoded(NamedTuple):
     body: bytes | None  # a non-streamed answer
     batches: tuple[Batch, ...]  # a streamed one
     end_ms: int  # when the turn ends (unscaled): a non-streamed answer is due then
+    sse: bool = True  # a stream's frames are SSE (Gemini without ?alt=sse: a JSON array)
 
 
 class Answer(NamedTuple):
@@ -196,7 +212,8 @@ class Rendering(NamedTuple):
         return Context(profile=self.profile, cwd=self.cwd, tools=self.tools, read_text=read_file,
                        confine=fence, decls=self.conv.tools,
                        side=is_side_request(self.conv, self.profile, self.turn),
-                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice)
+                       whole_files=self.conv.client == "aider-whole", choice=self.conv.choice,
+                       schema=self.conv.extra.get("json_schema"))
 
     @property
     def thinking(self) -> ThinkingShown:
@@ -208,7 +225,8 @@ class Rendering(NamedTuple):
         c = self.conv
         return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
                 c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice)
+                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"),
+                c.extra.get("json_schema"))
 
 
 class _Rejected(WireError):
@@ -246,6 +264,8 @@ def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int
     if conv.stream:
         frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
                                created=created, echo=echo)
+        if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
+            return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
         return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
@@ -365,7 +385,8 @@ class RequestMemo:
         """Like :meth:`Answerer.answer`: the notes go to ``notes`` (the journal entry)."""
         if len(request.raw) > self.body_limit:
             return self.answer(request, served, notes)
-        key = (request.api, request.raw, request.created, *request.headers.items())
+        key = (request.api, request.raw, request.created, request.route,
+               *request.headers.items())
         hit = self._answers.get(key)
         if hit is not None:
             notes.update(hit.notes)
@@ -428,6 +449,9 @@ class Answerer:
             key = ckey if previous else (
                 _conversation_key(request.headers, conv) if script.has_errors else "")
             position = place(script, conv, key, served, notes, previous)
+            if ((script.has_results or conv.tool_results < conv.tool_calls)
+                    and previous is None and conv.code_cell is None):
+                verify(script, position, conv, body, notes)  # code mode: see the docs
             turn = position.turn
             ref = TurnRef(script.name, ckey, turn.index, position.part, conv.one_call,
                           conv.extra.get("store") is not False, conv.model)
@@ -493,6 +517,8 @@ class Answerer:
         except RequestSelectionError as exc:
             found = next(filter(None, (self._by_prompt(p) for p in later)), None)
             if found is None:
+                if exc.divergence is not None:
+                    notes["divergence"] = exc.divergence.as_json()
                 raise _Rejected(exc.status, exc.message) from None
             choice = found
         notes.update(scenario=choice.script.name, selected_by=choice.by,
@@ -630,8 +656,12 @@ def parse(request: ModelRequest) -> Any:
 def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     """The request body as a conversation, validated in the API's own terms."""
     try:
-        conv = read_request(request.api, body)
-        choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
+        if request.api == "gemini":
+            conv = read_gemini(body, Route.of_key(request.route))
+            choice = conv.choice
+        else:
+            conv = read_request(request.api, body)
+            choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
     if choice is not AUTO:
@@ -674,12 +704,35 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
         else:
             position = locate(script, conv, lambda i: served((id(script), key, i)))
     except PositionError as exc:
-        notes["expected"] = exc.expected
-        raise _Rejected(409, f"scenarist: {exc.message}; expected next: {exc.expected}") from None
+        raise diverged(exc, notes) from None
     notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
     if position.part:
         notes["part"] = position.part
     return position
+
+
+def diverged(exc: PositionError, notes: Notes) -> "_Rejected":
+    """The 409 for a request that left its scenario, naming the first divergent step
+    (:mod:`scenarist.llm.divergence`) in the message and the journal."""
+    message = f"scenarist: {exc.message}"
+    if exc.expected is not None:
+        notes["expected"] = exc.expected
+        message += f"; expected next: {exc.expected}"
+    if exc.divergence is not None:
+        notes["divergence"] = exc.divergence.as_json()
+        message += f"; {exc.divergence.describe()}"
+    return _Rejected(409, message)
+
+
+def verify(script: Script, position: Position, conv: Conversation, body: Any,
+           notes: Notes) -> None:
+    """The tool results the request sends back against the scenario (the slow path: only
+    for a scenario that states results, or a history with a call left unanswered)."""
+    try:
+        made = sum(1 for mark in conv.marks if mark.kind == "call")
+        check_results(script, position, tool_calls(conv.api, body, made))
+    except PositionError as exc:
+        raise diverged(exc, notes) from None
 
 
 def cell_ref(script: Script, position: Position, ref: TurnRef) -> TurnRef:

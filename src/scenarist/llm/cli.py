@@ -2,7 +2,8 @@
 
     scenarist llm --scenario PATH [--scenario PATH ...] [--tag TAG] [--host 127.0.0.1]
                   [--port 18080] [--scenario-speed F] [--scenario-define K=V ...]
-                  [--agent-type auto|claude|codex|openai|opencode|aider] [--workspace DIR]
+                  [--agent-type auto|claude|codex|gemini|openai|opencode|aider]
+                  [--workspace DIR]
                   [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
 
@@ -44,8 +45,8 @@ DEFAULT_PORT = 18080
 def parser() -> Parser:
     p = Parser(
         prog="scenarist llm",
-        description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages API that "
-        "plays scenarios to real agents.",
+        description="Serve a mock OpenAI Chat / OpenAI Responses / Anthropic Messages / Gemini "
+        "API that plays scenarios to real agents.",
     )
     add_scenario(p)
     add_tags(p)
@@ -60,7 +61,7 @@ def parser() -> Parser:
     add_outside_paths(p)
     p.add_argument(
         "--agent-type",
-        choices=("auto", "claude", "codex", "openai", "opencode", "aider"),
+        choices=("auto", "claude", "codex", "gemini", "openai", "opencode", "aider"),
         default="auto",
         help="tool vocabulary of the answers (auto: from the request's tools)",
     )

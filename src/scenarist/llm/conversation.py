@@ -38,9 +38,10 @@ from scenarist.llm.code_mode import (
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, ToolChoice
+from scenarist.vocabulary import gemini_cli
 
-Api = Literal["chat", "responses", "messages"]
-Profile = Literal["claude", "codex", "openai", "opencode", "aider"]
+Api = Literal["chat", "responses", "messages", "gemini"]
+Profile = Literal["claude", "codex", "gemini", "openai", "opencode", "aider"]
 ToolKind = Literal["function", "custom", "builtin"]
 
 
@@ -139,6 +140,8 @@ _UNCLOSED_RE = re.compile("^<(?:" + "|".join(re.escape(t) for t in _WRAPPER_TAGS
 _AGENTS_MD_RE = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n?", re.MULTILINE)
 _CLAUDE_CWD_RE = re.compile(r"(?:Primary working directory|Working directory):\s*(\S[^\n]*)")
 _CODEX_CWD_RE = re.compile(r"<cwd>([^<]*)</cwd>")
+#: Gemini CLI's ``<session_context>``: its workspace directories, the project's first
+_GEMINI_CWD_RE = re.compile(r"Workspace Directories:\**\n\s*- (\S[^\n]*)")
 
 
 def remove_wrapper_blocks(text: str) -> str:
@@ -182,9 +185,10 @@ def client_hint(texts: Iterable[str]) -> str | None:
 
 def find_cwd(texts: Iterable[str]) -> str | None:
     """The working directory an agent reports: Codex ``<cwd>`` (latest wins), else Claude Code's
-    environment section (first wins)."""
+    environment section, else Gemini CLI's first workspace directory (first wins)."""
     claude: str | None = None
     codex: str | None = None
+    gemini: str | None = None
     for text in texts:
         if "<cwd>" in text:
             for m in _CODEX_CWD_RE.finditer(text):
@@ -193,7 +197,11 @@ def find_cwd(texts: Iterable[str]) -> str | None:
             m2 = _CLAUDE_CWD_RE.search(text)
             if m2:
                 claude = m2.group(1).strip()
-    return codex or claude
+        elif gemini is None and "Workspace Directories:" in text:
+            m3 = _GEMINI_CWD_RE.search(text)
+            if m3:
+                gemini = m3.group(1).strip()
+    return codex or claude or gemini
 
 
 # --------------------------------------------------------------------------- helpers
@@ -680,14 +688,16 @@ _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 
 
 def detect_profile(conv: Conversation) -> Profile:
-    """``--agent-type auto``: aider by its instructions, Claude Code, Codex and opencode by
-    their tool names (Codex's code mode by its ``exec`` tool), else generic function
-    calling."""
+    """``--agent-type auto``: aider by its instructions, Claude Code, Gemini CLI, Codex and
+    opencode by their tool names (Codex's code mode by its ``exec`` tool), else generic
+    function calling."""
     if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
     names = conv.tool_names
     if len(names & _CLAUDE_MARKERS) >= 2:
         return "claude"
+    if len(names & gemini_cli.MARKERS) >= gemini_cli.MARKED:
+        return "gemini"
     if names & _CODEX_MARKERS or conv.code_cell is not None:
         return "codex"
     if len(names & _OPENCODE_MARKERS) >= 3:

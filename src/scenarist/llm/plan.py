@@ -83,6 +83,7 @@ class _Turn:
     checks: list[Check] = field(default_factory=list)
     duration_ms: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    line: int = 0
 
 
 @dataclass
@@ -91,6 +92,7 @@ class _Segment:
 
     prompt: str | None
     turns: list[_Turn] = field(default_factory=list)
+    line: int = 0
 
 
 def _index(beat: Beat) -> int:
@@ -100,7 +102,7 @@ def _index(beat: Beat) -> int:
 def _response(event: LlmResponse, beats: tuple[ResponseBeat, ...], checks: list[Check]
               ) -> _Turn:
     """A model turn from an ``llmResponse``'s beats, timed from the turn's start."""
-    turn = _Turn(checks=checks, meta=dict(event.meta or {}))
+    turn = _Turn(checks=checks, meta=dict(event.meta or {}), line=event.line)
     if not beats:
         return turn
     start = beats[0].at_ms - beats[0].step.delay_ms  # the cursor before the first step
@@ -137,7 +139,8 @@ def build_script(scenario: Scenario) -> Script:
         return segments[-1]
 
     for turn in turns_of(compile_timeline(scenario)):
-        segments += [_Segment(prompt.step.text) for prompt in turn.prompts]
+        segments += [_Segment(prompt.step.text, line=prompt.step.line or prompt.event.line)
+                     for prompt in turn.prompts]
         current: _Turn | None = None
         for _, group in groupby(sorted(turn.beats, key=_index), key=_index):
             beats = tuple(group)  # one event's beats, in time order
@@ -153,7 +156,7 @@ def build_script(scenario: Scenario) -> Script:
                       | ToolExecutionBeat(event=action) | ToolResultBeat(event=action)
                       | AgentEditsBeat(event=action)):
                     if current is None:
-                        current = _Turn(checks=pending)
+                        current = _Turn(checks=pending, line=action.line)
                         pending = []
                         segment().turns.append(current)
                     current.actions.append(_action(action))
@@ -192,8 +195,9 @@ def _action(event: AgentToolUse | AgentEdits) -> Action:
             lines_removed=event.lines_removed,
             old_text=event.old_text,
             new_text=event.new_text,
+            line=event.line,
         )
-    return ToolAction.of(event.tool)
+    return ToolAction.of(event.tool, result=event.result, status=event.status, line=event.line)
 
 
 def _freeze(segments: list[_Segment]) -> tuple[Segment, ...]:
@@ -212,8 +216,9 @@ def _freeze(segments: list[_Segment]) -> tuple[Segment, ...]:
                     checks=tuple(t.checks),
                     duration_ms=t.duration_ms,
                     meta=t.meta,
+                    line=t.line,
                 )
             )
             index += 1
-        out.append(Segment(seg.prompt, tuple(turns)))
+        out.append(Segment(seg.prompt, tuple(turns), seg.line))
     return tuple(out)

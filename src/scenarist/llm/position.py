@@ -33,8 +33,16 @@ from typing import NamedTuple
 
 from scenarist.errors import WireError
 from scenarist.llm.conversation import Conversation
+from scenarist.llm.divergence import (
+    Divergence,
+    ToolCall,
+    action_label,
+    carries,
+    missing_result,
+    result_divergence,
+)
 from scenarist.llm.ids import TurnRef
-from scenarist.llm.script import ModelTurn, Script
+from scenarist.llm.script import Action, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import is_match, match_score
 
 
@@ -49,12 +57,15 @@ class Position(NamedTuple):
 
 
 class PositionError(WireError, LookupError):
-    """The request does not fit the scenario: it is past the end, or strays from it."""
+    """The request does not fit the scenario: it is past the end, or strays from it.
+    ``divergence`` names the first step where it left the scenario, when one does."""
 
-    def __init__(self, message: str, *, expected: str | None = None) -> None:
+    def __init__(self, message: str, *, expected: str | None = None,
+                 divergence: Divergence | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.expected = expected
+        self.divergence = divergence
 
 
 def locate(
@@ -69,6 +80,10 @@ def locate(
             f"scenario {script.name!r} has {len(script.segments)} user turn(s) but the request "
             f"is at user turn {segment + 1}: the scenario is already past its end",
             expected="no more user turns",
+            divergence=Divergence(
+                script.name, f"user prompt {segment + 1}", script.where(0), "user turns",
+                f"{len(script.segments)} user prompt(s)",
+                f"user prompt {segment + 1}: {conv.prompts[-1] if conv.prompts else ''}"),
         )
     _check_prompts(script, conv, segment)
     turns = script.segments[segment].turns
@@ -84,13 +99,22 @@ def locate(
         want = len(turn.actions)
         if want == 0:
             if marks[i].kind != "text":
-                raise _stray(script, segment, turn, conv, "a tool call where text was expected")
+                raise _stray(script, segment, turn, conv, "a tool call where text was expected",
+                             _diverged(script, turn, "tool calls", "text, no tool call",
+                                       f"a call to {marks[i].name!r}"))
             while i < len(marks) and marks[i].kind == "text":
                 i += 1
             continue
         got = 0
         while i < len(marks) and got < want:
             if marks[i].kind == "call":
+                action = turn.actions[got]
+                if not carries(action, marks[i].name):
+                    raise _stray(script, segment, turn, conv,
+                                 f"a call to {marks[i].name!r} where the scenario makes "
+                                 f"{action_label(action)}",
+                                 _diverged(script, turn, "tool call name", action_label(action),
+                                           marks[i].name, call=got))
                 got += 1
             i += 1
         if conv.one_call and 0 < got < want and i == len(marks):
@@ -102,6 +126,9 @@ def locate(
                 turn,
                 conv,
                 f"{got} of its {want} tool call(s) in the history",
+                _diverged(script, turn, "tool calls",
+                          f"{want} call(s): " + ", ".join(action_label(a) for a in turn.actions),
+                          f"{got} call(s)", call=got),
             )
     last = turns[-1].describe() if turns else "no model turns"
     raise PositionError(
@@ -112,6 +139,12 @@ def locate(
         expected="a new user prompt (the scenario's next userInputs)"
         if segment + 1 < len(script.segments)
         else "nothing: the scenario is complete",
+        divergence=Divergence(
+            script.name, f"user turn {segment + 1}, after {last}",
+            script.where(turns[-1].line if turns else script.segments[segment].line),
+            "model turns", f"{len(turns)} model turn(s)",
+            f"a request after {conv.assistant_turns} assistant turn(s) and "
+            f"{conv.tool_calls} tool call(s)"),
     )
 
 
@@ -143,7 +176,8 @@ def continue_from(
             raise PositionError(
                 f"user prompt {segment + 1} of the conversation, {conv.prompts[-1]!r}, does not "
                 f"match userInputs {segment + 1} of scenario {script.name!r}, {scripted!r}",
-                expected=f"user prompt {segment + 1}: {scripted!r}")
+                expected=f"user prompt {segment + 1}: {scripted!r}",
+                divergence=_prompt_divergence(script, segment, conv.prompts[-1]))
         turns = script.segments[segment].turns
     else:
         turn = turns[step]
@@ -198,15 +232,69 @@ def _check_prompts(script: Script, conv: Conversation, segment: int) -> None:
                 f"user prompt {k + 1} of the conversation, {typed!r}, does not match "
                 f"userInputs {k + 1} of scenario {script.name!r}, {scripted!r}",
                 expected=f"user prompt {k + 1}: {scripted!r}",
+                divergence=_prompt_divergence(script, k, typed),
             )
 
 
 def _stray(
-    script: Script, segment: int, turn: ModelTurn, conv: Conversation, what: str
+    script: Script, segment: int, turn: ModelTurn, conv: Conversation, what: str,
+    divergence: Divergence | None = None,
 ) -> PositionError:
     return PositionError(
         f"the conversation strays from scenario {script.name!r} in user turn {segment + 1}: "
         f"{what} ({turn.describe()}); the history holds {conv.tool_calls} tool call(s) and "
         f"{conv.assistant_turns} assistant turn(s)",
         expected=turn.describe(),
+        divergence=divergence,
     )
+
+
+def _prompt_divergence(script: Script, segment: int, typed: str) -> Divergence:
+    scripted = script.segments[segment].prompt or ""
+    return Divergence(script.name, f"user prompt {segment + 1}",
+                      script.where(script.segments[segment].line), "prompt", scripted, typed)
+
+
+def _call_step(turn: ModelTurn, call: int) -> str:
+    """``turn 2, call 1 of 2: runCmd 'make'`` (a turn without that call: the turn alone)."""
+    if call >= len(turn.actions):
+        return f"turn {turn.index}"
+    return (f"turn {turn.index}, call {call + 1} of {len(turn.actions)}: "
+            f"{action_label(turn.actions[call])}")
+
+
+def _diverged(script: Script, turn: ModelTurn, field: str, expected: str, got: str,
+              *, call: int = 0) -> Divergence:
+    action = turn.actions[call] if call < len(turn.actions) else None
+    line = action.line if action is not None and action.line else turn.line
+    return Divergence(script.name, _call_step(turn, call), script.where(line), field, expected,
+                      got)
+
+
+def made_calls(script: Script, position: Position) -> list[tuple[ModelTurn, int, Action]]:
+    """The scenario's calls the history holds at ``position`` in its user turn, in order:
+    (turn, index of the call in its turn, action)."""
+    turns = script.segments[position.segment].turns
+    made = [(t, k, a) for t in turns[:position.step] if t.error is None
+            for k, a in enumerate(t.actions)]
+    made += [(position.turn, k, a) for k, a in enumerate(position.turn.actions[:position.part])]
+    return made
+
+
+def check_results(script: Script, position: Position, calls: list[ToolCall]) -> None:
+    """The tool results of the calls made in this user turn against the scenario's
+    ``result``/``status``, and every call answered: the last ``len(made)`` calls of the
+    history are the scenario's calls of this turn (see :func:`locate`)."""
+    made = made_calls(script, position)
+    if not made or len(calls) < len(made):
+        return
+    for (turn, k, action), call in zip(made, calls[len(calls) - len(made):], strict=True):
+        if isinstance(action, ToolAction):
+            found = result_divergence(action, call)
+        else:
+            found = missing_result(action) if call.result is None else None
+        if found is not None:
+            raise PositionError(
+                f"the tool results in the request do not match scenario {script.name!r}",
+                divergence=Divergence(script.name, _call_step(turn, k),
+                                      script.where(action.line or turn.line), *found))

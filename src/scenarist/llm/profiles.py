@@ -10,20 +10,24 @@ Profiles (``--agent-type``, else detected from the request):
   here-document through ``exec_command``. With Codex's default model ("code mode") the same
   calls go to the nested tools of its JavaScript ``exec`` tool, one ``exec`` cell each
   (:mod:`scenarist.llm.code_mode`).
+- ``gemini``: Gemini CLI's tools (``run_shell_command``, ``write_file``, ``replace``,
+  ``read_file``, ``glob``, ``grep_search``, ...), absolute paths, an ``agentEdits`` as
+  ``replace`` (``write_file`` when no unique anchor exists).
 - ``openai`` (generic) and ``opencode``: the declared tool that fits each action
   (:mod:`scenarist.llm.tool_fit`, with fallbacks: an edit as a write or a here-document,
   reads and listings as shell commands); opencode gets absolute paths.
 - ``aider``: no tools; file changes as *SEARCH/REPLACE blocks* in the text
   (:mod:`scenarist.llm.aider`).
 
-Claude's and Codex's calls hold only while the request declares the tool they name; otherwise
-the action is fitted like a generic one, so no call ever names an undeclared tool (a
-:class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carry it).
+Claude's, Codex's and Gemini CLI's calls hold only while the request declares the tool they
+name; otherwise the action is fitted like a generic one, so no call ever names an undeclared
+tool (a :class:`~scenarist.llm.tool_fit.FitError` when nothing declared can carry it).
 
-Claude Code's and Codex's names and argument shapes are their tables in
-:mod:`scenarist.vocabulary` (``claude_code``, ``codex``; shell stand-ins in ``shell``), read
-here and by every other front end; this module adds what needs the request: which tools it
-declares, the file's text an edit applies to, the fitting of generic profiles.
+Claude Code's, Codex's and Gemini CLI's names and argument shapes are their tables in
+:mod:`scenarist.vocabulary` (``claude_code``, ``codex``, ``gemini_cli``; shell stand-ins in
+``shell``), read here and by every other front end; this module adds what needs the
+request: which tools it declares, the file's text an edit applies to, the fitting of
+generic profiles.
 
 Every action becomes exactly one call (the position logic counts on it), or, for aider, one
 block of text. Edits need the file's current text to produce a real, applicable edit; it is
@@ -46,7 +50,7 @@ from scenarist.llm.script import Action, EditAction, ToolAction
 from scenarist.llm.tool_choice import AUTO, ToolChoice
 from scenarist.llm.tool_fit import FitError, Need, fit, no_fit_message
 from scenarist.scenario.tools import EditFile, ReadFile, RunCmd, Tool, WriteFile, tool_args
-from scenarist.vocabulary import claude_code, codex, shell
+from scenarist.vocabulary import claude_code, codex, gemini_cli, shell
 
 ReadText = Callable[[str], str | None]  # absolute path → text, None when it does not exist
 
@@ -71,6 +75,7 @@ class Context(NamedTuple):
     side: bool = False  # a side request (no tools declared): the turn's text, no calls
     whole_files: bool = False  # aider's ``whole`` edit format: file changes as whole files
     choice: ToolChoice = AUTO  # the request's tool_choice: a forced tool carries every call
+    schema: str | None = None  # the JSON schema the answer's text must follow (JSON text)
 
     def path(self, value: Any) -> str:
         """A scenario path resolved against the agent's working directory (spec conventions),
@@ -221,6 +226,26 @@ def _claude(tool: Tool, ctx: Context) -> Call:
     return Call(call.name, _json(call.input))
 
 
+# --------------------------------------------------------------------------- Gemini CLI
+
+
+def _gemini(tool: Tool, ctx: Context) -> Call:
+    """Gemini CLI's call for ``tool``, from its one table
+    (:mod:`scenarist.vocabulary.gemini_cli`)."""
+    call = gemini_cli.tool_call(tool, ctx.path)
+    return Call(call.name, _json(call.input))
+
+
+def _gemini_edit(edit: Edit, display_path: str) -> Call:
+    """An ``agentEdits`` as Gemini CLI's ``replace`` (an exact-string edit with a unique
+    anchor), else its ``write_file`` of the whole new file."""
+    strings = edit_strings(edit)
+    tool: Tool = (WriteFile(display_path, edit.after) if strings is None
+                  else EditFile(display_path, strings[0], strings[1]))
+    call = gemini_cli.tool_call(tool, lambda _: edit.path)  # plan_edit resolved the path
+    return Call(call.name, _json(call.input))
+
+
 # --------------------------------------------------------------------------- Codex
 
 
@@ -297,7 +322,7 @@ def render_action(action: Action, ctx: Context) -> Call:
     cell = code_cell(ctx.decls) if ctx.profile == "codex" else None
     if cell is not None and ctx.choice.name in (None, cell.name):  # not forced elsewhere
         return _code_cell(action, cell, ctx)
-    if ctx.profile in ("claude", "codex"):
+    if ctx.profile in ("claude", "codex", "gemini"):
         call = _profile_call(action, ctx)
         if (not ctx.decls or call.name in ctx.tools) and ctx.choice.name in (None, call.name):
             return call
@@ -309,9 +334,13 @@ def _profile_call(action: Action, ctx: Context) -> Call:
         edit = plan_edit(action, ctx)
         if ctx.profile == "claude":
             return _claude_edit(edit)
+        if ctx.profile == "gemini":
+            return _gemini_edit(edit, action.path)
         return _codex_edit(edit, action.path, ctx)
     if ctx.profile == "claude":
         return _claude(action.call, ctx)
+    if ctx.profile == "gemini":
+        return _gemini(action.call, ctx)
     return _codex(action.call, ctx)
 
 

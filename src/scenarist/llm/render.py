@@ -17,6 +17,7 @@ from typing import NamedTuple
 from scenarist.llm.code_mode import WAIT
 from scenarist.llm.conversation import Api
 from scenarist.llm.ids import TurnRef, call_id, encode_ref
+from scenarist.llm.json_answer import schema_answer
 from scenarist.llm.profiles import Call, Context, render_action
 from scenarist.llm.script import ModelTurn, Script, TimedText
 from scenarist.llm.thinking import HIDDEN, ThinkingShown, shown
@@ -102,6 +103,9 @@ def render_turn(
     first = ref.part == 0
     texts = answer_text(turn, script, ctx.side, [c for c in rendered if c.kind == "text"],
                         with_turn_text=first)
+    if ctx.schema is not None and texts:  # the answer must be JSON of that schema
+        joined = "".join(t.text for t in texts)
+        texts = (TimedText(texts[-1].at_ms, schema_answer(joined, ctx.schema)),)
     events: list[WireEvent] = [
         MessageStart(id=encode_ref(ref), model=model, input_tokens=input_tokens)]
     out_chars = 0

@@ -69,14 +69,17 @@ class LateBody:
 
 
 class PacedStream:
-    """An SSE answer as an ASGI callable: each batch of frames sent when due, stopping the
-    moment the client goes away (a watcher task waits for ``http.disconnect``)."""
+    """A streamed answer (SSE, or Gemini's JSON array) as an ASGI callable: each batch of
+    frames sent when due, stopping the moment the client goes away (a watcher task waits for
+    ``http.disconnect``)."""
 
     def __init__(
         self, batches: tuple[Batch, ...], schedule: Schedule, entry: dict[str, Any],
         journal: Journal, streams: Streams,
+        headers: tuple[tuple[bytes, bytes], ...] = SSE_RAW_HEADERS,
     ) -> None:
         self.batches = batches
+        self.headers = headers
         self.schedule = schedule
         self.entry = entry
         self.journal = journal
@@ -100,7 +103,7 @@ class PacedStream:
         self.streams.active += 1
         try:
             await send({"type": "http.response.start", "status": 200,
-                        "headers": list(SSE_RAW_HEADERS)})
+                        "headers": list(self.headers)})
             # The schedule starts now, and what is due now goes out now (``pace`` does not
             # yield for a batch already due, so the first one is not a loop cycle late).
             self.schedule.start()

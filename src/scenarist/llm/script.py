@@ -32,15 +32,19 @@ class ToolAction:
 
     tool: str
     args: Mapping[str, Any]
+    result: Any = None  # the scenario's expected result (None: not stated)
+    status: str | None = None  # the scenario's expected status (ok, error, ...)
+    line: int = 0  # where the event is written in the scenario file (0: unknown)
     call: Tool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.call = tool_from_args(self.tool, self.args)
 
     @classmethod
-    def of(cls, record: Tool) -> "ToolAction":
-        """The action for a loaded tool record."""
-        return cls(record.name, tool_args(record))
+    def of(cls, record: Tool, *, result: Any = None, status: str | None = None,
+           line: int = 0) -> "ToolAction":
+        """The action for a loaded tool record (with the scenario's expected outcome)."""
+        return cls(record.name, tool_args(record), result, status, line)
 
 
 @dataclass(slots=True)
@@ -53,6 +57,7 @@ class EditAction:
     lines_removed: int = 0
     old_text: str | None = None
     new_text: str | None = None
+    line: int = 0  # where the event is written in the scenario file (0: unknown)
 
 
 Action = ToolAction | EditAction
@@ -89,6 +94,7 @@ class ModelTurn:
     checks: tuple[Check, ...] = ()  # asserts that sit before this turn
     duration_ms: int = 0  # unscaled time the turn's own steps take
     meta: Mapping[str, Any] = field(default_factory=dict)
+    line: int = 0  # where its llmResponse (else its first action) is written (0: unknown)
 
     def describe(self) -> str:
         """A short human description, for errors that name the expected next step."""
@@ -114,6 +120,7 @@ class Segment:
 
     prompt: str | None
     turns: tuple[ModelTurn, ...]
+    line: int = 0  # where its userInputs entry is written (0: the initial prompt, or unknown)
 
 
 ApiStyle = Literal["openai", "anthropic"]
@@ -131,9 +138,21 @@ class Script:
     final_checks: tuple[Check, ...] = ()  # asserts after the last model turn
     source: str = ""  # where it was loaded from, for messages
     has_errors: bool = field(init=False, default=False)  # any scripted error turn
+    # any tool call whose result or status the scenario states: only then does the server
+    # read the tool results a request carries (:mod:`scenarist.llm.divergence`)
+    has_results: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        self.has_errors = any(t.error is not None for s in self.segments for t in s.turns)
+        turns = [t for s in self.segments for t in s.turns]
+        self.has_errors = any(t.error is not None for t in turns)
+        self.has_results = any(isinstance(a, ToolAction)
+                               and (a.result is not None or a.status is not None)
+                               for t in turns for a in t.actions)
+
+    def where(self, line: int) -> str:
+        """``file:line`` of a line of the scenario (the file alone when the line is unknown)."""
+        source = self.source or self.name
+        return f"{source}:{line}" if line else source
 
     @property
     def effective_initial_prompt(self) -> str | None:

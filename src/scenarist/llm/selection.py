@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from scenarist.errors import WireError
+from scenarist.llm.divergence import Divergence
 from scenarist.llm.journal import clip
 from scenarist.llm.script import Script
 from scenarist.scenario.select import ScenarioIndex, SelectionError
@@ -35,12 +36,15 @@ class Choice(NamedTuple):
 
 
 class RequestSelectionError(WireError, LookupError):
-    """No scenario answers this request; ``status`` is the HTTP status to answer with."""
+    """No scenario answers this request; ``status`` is the HTTP status to answer with, and
+    ``divergence`` how the prompt differs from the nearest scenario's (when there is one)."""
 
-    def __init__(self, message: str, status: int = 404) -> None:
+    def __init__(self, message: str, status: int = 404,
+                 divergence: Divergence | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.divergence = divergence
 
 
 def _norm(text: str) -> str:
@@ -133,8 +137,17 @@ class Selector:
             others = tuple((s.name, d) for d, s in nearest[1:])
             return Choice(best, by, distance, others)
         shown = "; ".join(f"{s.name!r} at distance {d} (prompt {s.prompt!r})" for d, s in nearest)
-        raise RequestSelectionError(
-            f"scenarist: no scenario matches the prompt {text!r}; nearest: "
-            f"{shown or 'none (no scenario has an initial prompt)'}; send x-scenario-name to "
-            "pick one explicitly"
-        )
+        message = (f"scenarist: no scenario matches the prompt {text!r}; nearest: "
+                   f"{shown or 'none (no scenario has an initial prompt)'}; send "
+                   "x-scenario-name to pick one explicitly")
+        divergence = None
+        if nearest:
+            best = nearest[0][1]
+            where = best.where(best.segments[0].line if best.segments else 0)
+            divergence = Divergence(
+                best.name, "the first user prompt (selection)", where,
+                "x-scenario-prompt" if by == "header-prompt" else "prompt",
+                best.prompt or "", text,
+                tuple((s.name, d, s.prompt or "") for d, s in nearest))
+            message += f"; {divergence.describe(nearest=False)}"
+        raise RequestSelectionError(message, divergence=divergence)

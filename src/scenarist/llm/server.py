@@ -1,4 +1,5 @@
-"""The mock model API server: OpenAI Chat, OpenAI Responses and Anthropic Messages over HTTP.
+"""The mock model API server: OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini
+over HTTP (Gemini's paths in :mod:`scenarist.llm.gemini_server`).
 
 The answer to a model request is decided by :class:`~scenarist.llm.answer.Answerer` (a pure
 chain: read, select, locate, check, scripted error, render, encode). This module is the thin
@@ -141,6 +142,16 @@ class MockModelServer:
                 response = await self._count_tokens(headers, receive)
                 await response(scope, receive, send)
                 return
+        if scope["type"] == "http" and (":" in scope["path"]
+                                        or scope["path"].startswith(GEMINI_PREFIXES)
+                                        or (scope["path"].startswith("/v1/models")
+                                            and google_client(scope))):
+            # Gemini: /v1beta/models/{model}:{method} (its methods also under /v1/, and its
+            # model list there when a Google client asks)
+            from scenarist.llm.gemini_server import serve_gemini
+
+            await serve_gemini(self, scope, receive, send)
+            return
         await self._routes(scope, receive, send)
 
     async def _unrouted(self, request: Request, exc: Exception) -> Response:
@@ -148,6 +159,8 @@ class MockModelServer:
         at a wrong path or method reports our message instead of failing to parse text."""
         path, method = request.url.path, request.method
         api: Api = "messages" if path.startswith("/v1/messages") else "chat"
+        if path.startswith(GEMINI_PREFIXES) or ":" in path:
+            api = "gemini"
         allow = "POST" if path in _MODEL_PATHS or path == "/v1/messages/count_tokens" else None
         if allow is None and isinstance(exc, HTTPException) and exc.status_code == 405:
             allow = (exc.headers or {}).get("Allow")
@@ -156,9 +169,9 @@ class MockModelServer:
             return self._error(api, Rejection(405, message, headers={"allow": allow}))
         return self._error(api, Rejection(404, f"no endpoint {method} {path}; {_SERVED}"))
 
-    async def _direct(self, api: Api, scope: Scope, receive: Receive) -> ASGIApp:
+    async def _direct(self, api: Api, scope: Scope, receive: Receive, route: str = "") -> ASGIApp:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        query = scope.get("query_string", b"").decode("latin-1")
+        query = journal_query(scope.get("query_string", b"").decode("latin-1"))
         raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
             self.journal.record(
@@ -173,7 +186,7 @@ class MockModelServer:
                 }
             )
             return raw
-        return await self._serve(api, headers, scope["path"], query, raw)
+        return await self._serve(api, headers, scope["path"], query, raw, route)
 
     # ------------------------------------------------------------------ small endpoints
 
@@ -290,18 +303,24 @@ class MockModelServer:
             None,
         )
 
-    async def _count_tokens(self, headers: Mapping[str, str], receive: Receive) -> Response:
-        raw = await self._read("messages", headers, receive)
+    async def _count_tokens(self, headers: Mapping[str, str], receive: Receive,
+                            api: Api = "messages",
+                            validate: Callable[[bytes], object] | None = None,
+                            field: str = "input_tokens") -> Response:
+        """A token count (``POST /v1/messages/count_tokens``, Gemini's ``:countTokens``):
+        the body validated as ``api`` reads it, its estimated tokens in ``field``."""
+        raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
             return raw
+        check = validate or read_request_count
         try:
             if len(raw) > OFF_LOOP_BYTES:
-                await asyncio.to_thread(read_request_count, raw)
+                await asyncio.to_thread(check, raw)
             else:
-                read_request_count(raw)
+                check(raw)
         except RequestError as exc:
-            return self._error("messages", Rejection(exc.status, exc.message, param=exc.param))
-        return JSONResponse({"input_tokens": estimate_tokens(len(raw))})
+            return self._error(api, Rejection(exc.status, exc.message, param=exc.param))
+        return JSONResponse({field: estimate_tokens(len(raw))})
 
     async def _read(
         self, api: Api, headers: Mapping[str, str], receive: Receive
@@ -342,10 +361,11 @@ class MockModelServer:
         return None
 
     async def _serve(
-        self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes
+        self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
+        route: str = "",
     ) -> ASGIApp:
         """Journal the request, answer it, and what sends the answer on its schedule."""
-        entry, result = await self.answer_request(api, headers, path, query, raw)
+        entry, result = await self.answer_request(api, headers, path, query, raw, route=route)
         reply = self.reply(api, entry, result)
         return reply.response() if isinstance(reply, Ready) else reply
 
@@ -363,18 +383,18 @@ class MockModelServer:
                 return LateBody(encoded.body, encoded.end_ms, schedule, entry, self.journal)
             self.journal.settle(entry)
             return Ready(200, JSON_HEADERS, encoded.body)
+        headers = SSE_RAW_HEADERS if encoded.sse else JSON_HEADERS
         if all(batch.at_ms <= 0 for batch in encoded.batches):
             # A stream all due at its start (zero delays: agents' usual scenarios) goes out at
             # once: nothing waits, so no schedule to keep and no watcher task to stop a wait.
             entry["completed"] = True
             self.journal.settle(entry)
-            return Ready(200, SSE_RAW_HEADERS, b"".join(b.data for b in encoded.batches),
-                         stream=True)
-        return PacedStream(encoded.batches, schedule, entry, self.journal, self.streams)
+            return Ready(200, headers, b"".join(b.data for b in encoded.batches), stream=True)
+        return PacedStream(encoded.batches, schedule, entry, self.journal, self.streams, headers)
 
     async def answer_request(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
-        **noted: Any,
+        route: str = "", **noted: Any,
     ) -> tuple[dict[str, Any], Rejection | Answer]:
         """The one answer path of every transport (HTTP and WebSocket): journal the request
         (``noted`` goes into its entry), answer it (memoised, large bodies on a worker
@@ -382,9 +402,9 @@ class MockModelServer:
         is left open (status 200) for the caller to settle once it is sent."""
         entry = self._open_entry(api, path, query, noted)
         if len(raw) <= OFF_LOOP_BYTES:
-            return entry, self._answer_here(entry, api, headers, raw)
+            return entry, self._answer_here(entry, api, headers, raw, route)
         # parsing it would hold every other client up: a worker thread, without the memo
-        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]))
+        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]), route=route)
         result, notes = await asyncio.to_thread(
             self._answer_apart, request, self._served_errors.__contains__)
         entry.update(notes)  # here, on the loop's thread, not in the worker
@@ -398,9 +418,9 @@ class MockModelServer:
         return entry
 
     def _answer_here(self, entry: dict[str, Any], api: Api, headers: Mapping[str, str],
-                     raw: bytes) -> Rejection | Answer:
+                     raw: bytes, route: str = "") -> Rejection | Answer:
         """Answer on the loop's thread; the entry collects the notes itself (a copy less)."""
-        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]))
+        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]), route=route)
         return self._remember(entry, self.answer(request, self._served_errors.__contains__,
                                                  entry))
 
@@ -451,10 +471,13 @@ class MockModelServer:
 
 _SERVED = (
     "this server answers POST /v1/chat/completions, /v1/responses, /v1/messages, "
-    "/v1/messages/count_tokens, /_scenarist/check, /_scenarist/reset; "
-    "GET /v1/responses/{id}, /v1/models, /health, /_scenarist/journal; "
-    "WebSocket /v1/responses"
+    "/v1/messages/count_tokens, /v1beta/models/{model}:generateContent, "
+    ":streamGenerateContent and :countTokens (also under /v1/), /_scenarist/check, "
+    "/_scenarist/reset; GET /v1/responses/{id}, /v1/models, /v1beta/models, /health, "
+    "/_scenarist/journal; WebSocket /v1/responses"
 )
+#: the Gemini API's own path prefixes (its model methods also live under /v1/, by their ``:``)
+GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/", "/v1beta1/")
 #: where Codex (and the OpenAI SDKs' ``responses.connect()``) open the Responses WebSocket
 _SOCKET_PATHS = frozenset({"/v1/responses"})
 _MODEL_PATHS: dict[str, Api] = {
@@ -462,6 +485,20 @@ _MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def google_client(scope: Scope) -> bool:
+    """A request sent with a Google API key (``x-goog-api-key`` or ``?key=``): ``GET
+    /v1/models`` is then Gemini's list (google-genai 3 defaults to ``/v1/``)."""
+    return (any(k == b"x-goog-api-key" for k, _v in scope["headers"])
+            or b"key=" in scope.get("query_string", b""))
+
+
+def journal_query(query: str) -> str:
+    """A query string as the journal keeps it: without an API key (Gemini's ``?key=``)."""
+    if "key=" not in query:
+        return query
+    return "&".join(p for p in query.split("&") if not p.startswith("key="))
 
 
 def json_body(content_type: str) -> bool:

@@ -6,7 +6,8 @@ adaptive}``); with ``display: omitted`` the block's text is empty and only its s
 travels. A Responses answer has reasoning items only when the request asks for ``reasoning``
 (an ``effort`` other than ``none``, or a ``summary``); the item's summary text only when a
 summary is asked for, its ``encrypted_content`` only when ``include`` names
-``reasoning.encrypted_content`` (Codex asks for both). Chat Completions has no field for it.
+``reasoning.encrypted_content`` (Codex asks for both). A Gemini answer has thought parts only when
+``generationConfig.thinkingConfig.includeThoughts`` is true. Chat Completions has no field for it.
 Clients depend on this: LangChain's ``ChatAnthropic(...).content`` is a string only while the
 answer has one text block, so an unasked thinking block puts ``content[0]`` on the thinking.
 
@@ -54,6 +55,8 @@ def asked(api: Api, conv: Conversation) -> ThinkingShown:
         return _anthropic(conv.extra.get("thinking"))
     if api == "responses":
         return _responses(conv.extra.get("reasoning"), conv.extra.get("include"))
+    if api == "gemini":  # thought parts, and the signature on the part after them
+        return _ALL[True, True, True] if conv.extra.get("thoughts") else HIDDEN
     return HIDDEN
 
 

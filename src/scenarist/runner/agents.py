@@ -5,10 +5,11 @@
   section the mock agent itself is the program under test and reads the prompts typed into
   its terminal; with one, the program ``ah.cmd`` + ``ah.flags`` runs and finds the mock
   agent's command line in ``$SCENARIST_AGENT_CMD``.
-- Mode 2, ``--agent codex|claude``: a real agent CLI's interactive TUI talks to a
+- Mode 2, ``--agent codex|claude|gemini``: a real agent CLI's interactive TUI talks to a
   ``scenarist llm`` that the runner starts for the run (``scenarist.llm.process.run_server``);
   with an ``ah`` section that program runs instead and finds the server in
-  ``$SCENARIST_LLM_URL`` (and ``$OPENAI_BASE_URL``/``$ANTHROPIC_BASE_URL``).
+  ``$SCENARIST_LLM_URL`` (and ``$OPENAI_BASE_URL``/``$ANTHROPIC_BASE_URL``/
+  ``$GOOGLE_GEMINI_BASE_URL``).
 
 The program's environment is built from scratch (PATH, a HOME of its own, TERM, locale,
 ``ah.env``), so the user's shell configuration cannot change what a screen shows.
@@ -26,15 +27,17 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scenarist.llm.process import RunningServer, run_server
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.profile import TerminalProfile
 from scenarist.scenario import Scenario
 
-__all__ = ["AGENTS", "Launch", "base_env", "keep_server_logs", "launch"]
+__all__ = ["AGENTS", "GEMINI_SETTINGS", "Launch", "base_env", "gemini_env", "keep_server_logs",
+           "launch"]
 
-AGENTS = ("mock", "codex", "claude")
+AGENTS = ("mock", "codex", "claude", "gemini")
 _API_KEY = "sk-scenarist-test-key-0000"
 _AGENT_KINDS = frozenset({"llmResponse", "agentToolUse", "agentEdits", "agentPlan"})
 
@@ -145,7 +148,8 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
         url = server.base_url
 
         def model_entries() -> list[dict[str, object]]:
-            return [e for e in server.journal() if str(e.get("path", "")).startswith("/v1/")]
+            # /v1/ (OpenAI, Anthropic), /v1beta/ (Gemini)
+            return [e for e in server.journal() if str(e.get("path", "")).startswith("/v1")]
 
         def served() -> int:
             turns = [int(str(e.get("turn", -1))) for e in model_entries()
@@ -153,13 +157,16 @@ def launch(scenario: Scenario, *, agent: str, workspace: Path, home: Path,
             return max(turns, default=-1) + 1
 
         llm_env = {"SCENARIST_LLM_URL": url, "OPENAI_BASE_URL": f"{url}/v1",
-                   "ANTHROPIC_BASE_URL": url, "OPENAI_API_KEY": _API_KEY,
-                   "ANTHROPIC_API_KEY": _API_KEY}
+                   "ANTHROPIC_BASE_URL": url, "GOOGLE_GEMINI_BASE_URL": url,
+                   "OPENAI_API_KEY": _API_KEY, "ANTHROPIC_API_KEY": _API_KEY,
+                   "GEMINI_API_KEY": _API_KEY}
         if program is not None:
             how = Launch(tuple(program), {**env, **llm_env, **extra}, workspace,
                          shlex.join(program))
         elif agent == "codex":
             how = _codex(url, workspace, home, {**env, **extra}, agent_bin)
+        elif agent == "gemini":
+            how = _gemini(url, workspace, home, {**env, **extra}, agent_bin)
         else:
             how = _claude(url, workspace, home, {**env, **extra}, agent_bin)
         try:
@@ -182,6 +189,30 @@ def keep_server_logs(server: RunningServer, folder: Path) -> None:
         lines = json.dumps({"error": f"the journal could not be read: {exc}"}) + "\n"
     (folder / "llm-journal.jsonl").write_text(lines, encoding="utf-8")
     (folder / "llm.log").write_text(server.stderr, encoding="utf-8")
+
+
+def model_divergence(folder: Path) -> dict[str, Any] | None:
+    """The first request the model server refused because it left the scenario, from the
+    journal :func:`keep_server_logs` wrote: its ``divergence`` (step, file:line, field,
+    expected vs got, masked), the status and the refusal's message; a 409 (the agent's
+    conversation strayed) before a 404 (a request no scenario matched). None without one."""
+    try:
+        lines = (folder / "llm-journal.jsonl").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    refused = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("divergence"), dict):
+            refused.append(entry)
+    if not refused:
+        return None
+    first = min(refused, key=lambda e: e.get("status") != 409)
+    return {**first["divergence"], "status": first.get("status"),
+            "message": str(first.get("error", ""))}
 
 
 def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],
@@ -224,3 +255,34 @@ def _claude(url: str, workspace: Path, home: Path, env: dict[str, str],
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
                "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
     return Launch(tuple(argv), run_env, workspace, "Claude Code (interactive) via scenarist llm")
+
+
+#: Gemini CLI's user settings for a run against a local model: API-key auth chosen (no
+#: sign-in dialog), folder trust off (no trust dialog), no usage statistics or update checks
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "telemetry": {"enabled": False},
+}
+
+
+def gemini_env(url: str, home: Path) -> dict[str, str]:
+    """Gemini CLI against ``url``: :data:`GEMINI_SETTINGS` in ``home``'s ``.gemini`` (the
+    HOME it runs with) and the environment that points it at the server (one process:
+    ``GEMINI_CLI_NO_RELAUNCH`` keeps it from re-spawning itself with a larger heap)."""
+    config = home / ".gemini"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n",
+                                          encoding="utf-8")
+    return {"HOME": str(home), "GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": _API_KEY,
+            "GEMINI_CLI_NO_RELAUNCH": "true"}
+
+
+def _gemini(url: str, workspace: Path, home: Path, env: dict[str, str],
+            agent_bin: str | None) -> Launch:
+    """Gemini CLI's TUI against ``url`` with its tools approved (``--yolo``), as a CI user
+    runs it (:func:`gemini_env`)."""
+    argv = [_which("gemini", env, agent_bin), "--yolo"]
+    run_env = {**env, **gemini_env(url, home)}
+    return Launch(tuple(argv), run_env, workspace, "Gemini CLI (interactive) via scenarist llm")

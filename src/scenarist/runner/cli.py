@@ -2,7 +2,7 @@
 
     scenarist run SCENARIO... [--scenario PATH] [--tag TAG] [--runner NAME] [--update-golden]
                   [--junit FILE] [--html FILE] [--format text|jsonl] [--define K=V]
-                  [--speed F] [-j N] [--agent mock|codex|claude] [--target DIR] [--timeout S]
+                  [--speed F] [-j N] [--agent mock|codex|claude|gemini] [--target DIR] [--timeout S]
 
 Exit status (docs/cli.md): 0 when every scenario passed, 1 when one failed, 2 for a usage
 or input error. Each scenario's result is printed as it ends (a CI log streams); on a
@@ -77,7 +77,7 @@ def build_parser() -> Parser:
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                         help="run N scenarios at once in worker processes (default 1)")
     parser.add_argument("--agent", choices=AGENTS, default="mock",
-                        help="mock: the mock agent (mode 1); codex/claude: that real CLI "
+                        help="mock: the mock agent (mode 1); codex/claude/gemini: that real CLI "
                              "against a scenarist llm the runner starts (mode 2)")
     parser.add_argument("--agent-bin", metavar="PATH",
                         help="the real agent's executable (default: found on PATH)")

@@ -50,7 +50,7 @@ from scenarist.agent.play import typed_text
 from scenarist.agent.progress import PROGRESS_ENV, ProgressReader, process_running
 from scenarist.play import RealClock, Schedule, pace_sync
 from scenarist.processes import ProcessInfo, describe, run_command
-from scenarist.runner.agents import Launch, launch
+from scenarist.runner.agents import Launch, launch, model_divergence
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.golden import golden_diff, golden_text
@@ -288,6 +288,7 @@ class _Run:
         outcomes: list[Outcome] = [s.outcome for s in self.steps]
         outcomes += [c.outcome for c in self.expectations]
         outcome: Outcome = "failed" if self.errors else worst(outcomes)
+        divergence = model_divergence(self.log_dir) if self.options.agent != "mock" else None
         result = RunResult(
             name=self.scenario.name, path=str(self.scenario.source_path or self.scenario.name),
             runner=self.options.runner, profile=self.profile.id, outcome=outcome,
@@ -296,7 +297,7 @@ class _Run:
             duration_ms=(time.monotonic() - started) * 1000, log_dir=str(self.log_dir),
             final_screen=final, argv=self.launch.argv if self.launch else (),
             sessions=self.sessions.rows(), leftover=leftover,
-            pid=self.terminal.pid if self.terminal else None)
+            pid=self.terminal.pid if self.terminal else None, divergence=divergence)
         self.sessions.close()
         _write_summary(result, self.log_dir / "result.json")
         return result
@@ -319,11 +320,14 @@ class _Run:
 
     def _ready(self) -> None:
         """Time 0 is when the program is ready, as a user starts typing when they see it
-        (:meth:`Terminal.ready`, bounded by the wait deadline)."""
+        (:meth:`Terminal.ready`, bounded by the wait deadline). A real agent CLI run as the
+        program (mode 2) is ready once it drew: a Node TUI waits in its event loop while it
+        loads, and keys typed then are lost (seen with Gemini CLI)."""
         assert self.terminal is not None
         deadline = self.terminal.clock.now_ms() + self.options.wait_timeout_s * 1000
+        agent_cli = self.launch is not None and self.launch.model_requests is not None
         try:
-            self.terminal.ready(self.options.settle_ms, deadline)
+            self.terminal.ready(self.options.settle_ms, deadline, drawn=agent_cli)
         except TerminalTimeout as exc:
             raise RunnerError(f"the program did not become ready: {exc}") from exc
 
@@ -737,5 +741,6 @@ def _write_summary(result: RunResult, path: Path) -> None:
         "errors": list(result.errors), "failures": result.failures,
         "steps": [_step_json(s) for s in result.steps], "argv": list(result.argv),
         "sessions": [list(row) for row in result.sessions], "leftover": [{"pid": p.pid, "cmdline": p.cmdline} for p in result.leftover],
+        "divergence": dict(result.divergence) if result.divergence is not None else None,
     }
     path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

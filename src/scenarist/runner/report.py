@@ -125,8 +125,8 @@ def junit_xml(results: Sequence[RunResult], suite: str = "scenarist run") -> str
             "file": result.path, "time": f"{result.duration_ms / 1000:.3f}"})
         failures = result.failures
         if result.errors:
-            ET.SubElement(case, "error", {"message": result.errors[0][:500]}).text = \
-                failure_text(result)
+            ET.SubElement(case, "error", {"message": failures[0][:500]}).text = \
+                failure_text(result)  # failures: a model server's refusal, then the errors
         elif result.outcome == "failed":
             ET.SubElement(case, "failure", {"message": failures[0][:500] if failures else
                                             "failed"}).text = failure_text(result)

@@ -6,8 +6,9 @@ Everything here pickles, so a worker process (``-j N``, pytest-xdist) hands its
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from scenarist.errors import ScenaristError
 from scenarist.processes import ProcessInfo
@@ -86,6 +87,9 @@ class RunResult:
     # what was still running at the end and had to be stopped (the program included)
     leftover: tuple[ProcessInfo, ...] = field(default=())
     pid: int | None = None  # the program's
+    # mode 2: the first request the model server refused as off the scenario (its journal's
+    # divergence, status and message: :func:`scenarist.runner.agents.model_divergence`)
+    divergence: Mapping[str, Any] | None = None
 
     @property
     def left_behind(self) -> tuple[ProcessInfo, ...]:
@@ -110,6 +114,10 @@ class RunResult:
         """Every failure (as :attr:`failures`) with its screen and diff, for the reports."""
         last = self.final_screen
         out = [Failure(line, last) for line in self.errors]
+        if self.divergence is not None and self.outcome == "failed":  # the likely cause first
+            out.insert(0, Failure(f"the model server refused a request "
+                                  f"({self.divergence.get('status')}): "
+                                  f"{self.divergence.get('message')}", last))
         for step in self.steps:
             failed = [c for c in step.checks if c.outcome == "failed"]
             screen = step.capture or last

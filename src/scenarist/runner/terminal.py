@@ -218,15 +218,17 @@ class Terminal:
                                       "within the wait deadline", self.capture())
             self._watch(min(wait, deadline_ms - now))
 
-    def ready(self, quiet_ms: float, deadline_ms: float) -> None:
+    def ready(self, quiet_ms: float, deadline_ms: float, *, drawn: bool = False) -> None:
         """Return once the program is ready for its user: settled (:meth:`settle`) and either
         it drew something or one of its processes waits for input (``/proc/PID/wchan``:
         blocked in read/poll/select/epoll). A program that prints nothing until spoken to
         (``bc -q``) is ready when it waits to read; one still starting is not, even when it
-        is quiet for a moment. :class:`TerminalTimeout` at ``deadline_ms``."""
+        is quiet for a moment. With ``drawn`` only a drawn screen counts (a program known to
+        draw one). :class:`TerminalTimeout` at ``deadline_ms``."""
         while True:
             self.settle(quiet_ms, deadline_ms, "the program's first screen")
-            if self.eof or self.bytes_read > 0 or waiting_for_input(self.pid) is not False:
+            if self.eof or self.bytes_read > 0 or (
+                    not drawn and waiting_for_input(self.pid) is not False):
                 return
             now = self.clock.now_ms()
             if now >= deadline_ms:

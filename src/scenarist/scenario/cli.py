@@ -1,8 +1,9 @@
-"""``scenarist validate | timeline | schema``: the scenario format on the command line.
+"""``scenarist timeline | schema``: the scenario format on the command line.
 
-Exit codes (docs/cli.md): 0 ok, 1 ``validate`` found an invalid scenario, 2 a usage or input
-error (for ``timeline``, a scenario that does not load is input). Imports stay light (no web
-frameworks, no pydantic) so ``scenarist validate`` starts about as fast as Python does.
+``validate`` and ``select`` live in modules of their own (:mod:`.validate_cli`,
+:mod:`.select_cli`) and are re-exported here. Exit codes (docs/cli.md): 0 ok, 2 a usage or
+input error (for ``timeline``, a scenario that does not load is input). Imports stay light
+(no web frameworks, no pydantic).
 """
 
 from __future__ import annotations
@@ -24,53 +25,15 @@ from scenarist.scenario.cli_parser import (
     define_symbols,
     output_file,
     run,
-    scenario_paths,
     write_output,
 )
 from scenarist.scenario.select_cli import select_main
+from scenarist.scenario.validate_cli import validate_main
 
 if TYPE_CHECKING:
     from scenarist.scenario.beats import Beat
 
 __all__ = ["beat_json", "schema_main", "select_main", "timeline_main", "validate_main"]
-
-
-def validate_main(argv: Sequence[str]) -> int:
-    """Check scenario files and folders; print every issue; exit 0 (valid) or 1."""
-    parser = Parser(prog="scenarist validate", description="Check scenario files.")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
-    add_defines(parser)
-    add_outside_paths(parser)
-    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
-
-    def body(args: argparse.Namespace) -> int:
-        from scenarist.scenario.errors import ScenarioError
-        from scenarist.scenario.load import load_scenario
-
-        symbols = define_symbols(parser, args)
-        files = scenario_paths(parser, args.paths)
-        bad = 0
-        for path in files:
-            try:
-                scenario = load_scenario(path, defines=symbols, strict=args.strict,
-                                         allow_outside_paths=args.allow_outside_paths)
-            except ScenarioError as exc:
-                bad += 1
-                for issue in exc.issues:
-                    print(issue, file=sys.stderr)
-                print(f"{path}: invalid ({len(exc.errors)} error(s))", file=sys.stderr)
-                continue
-            for issue in scenario.warnings:
-                print(issue, file=sys.stderr)
-            if not args.quiet:
-                note = f", {len(scenario.warnings)} warning(s)" if scenario.warnings else ""
-                print(f"{path}: ok ({scenario.name}: {len(scenario.timeline)} events{note})")
-        if len(files) > 1 and not args.quiet:
-            print(f"{len(files) - bad} of {len(files)} scenario(s) valid")
-        return 1 if bad else 0
-
-    return run(parser, argv, body)
 
 
 def beat_json(beat: Beat, at_ms: int) -> dict[str, Any]:

@@ -8,8 +8,12 @@ not ``frozen=True``: ``scenarist validate`` of one file has a start-up budget (<
 pass``, docs/architecture.md) and creates every class here, and CPython 3.11 compiles
 ``__setattr__``, ``__delattr__`` and ``__hash__`` for each frozen class. Frozen, the model and
 the tool records cost ~143 M more of validate's instructions (callgrind: ~639 M instead of
-~490 M; the bench's wall time 7.3x -> 10x ``python -c pass``). Each record has a docstring:
-without one, ``dataclass`` computes ``inspect.signature`` to write one.
+~490 M; the bench's wall time 7.3x -> 10x ``python -c pass``). For the same budget each record
+is declared ``eq=False, repr=False`` on :class:`~scenarist.scenario.record.Record` and
+inherits its one ``__eq__`` and ``__repr__`` (which behave as generated ones) instead of
+compiling two methods per class: validate of one file 509 M -> 433 M instructions, ~10 ms of
+its ~100 ms. Each record has a docstring: without one, ``dataclass`` computes
+``inspect.signature`` to write one.
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scenarist.scenario.errors import Issue
+from scenarist.scenario.record import Record
 from scenarist.scenario.tools import Tool, tool_args
 
 if TYPE_CHECKING:
@@ -48,8 +53,8 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Annotations:
+@dataclass(slots=True, eq=False, repr=False)
+class Annotations(Record):
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
     audience: tuple[str, ...] | None = None
@@ -57,8 +62,8 @@ class Annotations:
     last_modified: str | None = None
 
 
-@dataclass(slots=True)
-class TextContent:
+@dataclass(slots=True, eq=False, repr=False)
+class TextContent(Record):
     """A text block (ACP ``ContentBlock`` of type ``text``)."""
 
     text: str
@@ -66,8 +71,8 @@ class TextContent:
     type: Literal["text"] = "text"
 
 
-@dataclass(slots=True)
-class _Media:
+@dataclass(slots=True, eq=False, repr=False)
+class _Media(Record):
     """What image and audio blocks share: a MIME type and the bytes inline (``data``) or in a file (``path``)."""
 
     mime_type: str
@@ -84,22 +89,22 @@ class _Media:
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class ImageContent(_Media):
     """An image block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["image"] = "image"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class AudioContent(_Media):
     """An audio block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["audio"] = "audio"
 
 
-@dataclass(slots=True)
-class EmbeddedResource:
+@dataclass(slots=True, eq=False, repr=False)
+class EmbeddedResource(Record):
     """The resource inside a ``resource`` block: its URI and its text or base64 ``blob``."""
 
     uri: str
@@ -108,8 +113,8 @@ class EmbeddedResource:
     blob: str | None = None  # base64
 
 
-@dataclass(slots=True)
-class ResourceContent:
+@dataclass(slots=True, eq=False, repr=False)
+class ResourceContent(Record):
     """A ``resource`` block: a resource embedded in the prompt or message."""
 
     resource: EmbeddedResource
@@ -117,8 +122,8 @@ class ResourceContent:
     type: Literal["resource"] = "resource"
 
 
-@dataclass(slots=True)
-class ResourceLinkContent:
+@dataclass(slots=True, eq=False, repr=False)
+class ResourceLinkContent(Record):
     """A ``resource_link`` block: a reference to a resource the agent can fetch."""
 
     uri: str
@@ -131,8 +136,8 @@ class ResourceLinkContent:
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(slots=True)
-class DiffContent:
+@dataclass(slots=True, eq=False, repr=False)
+class DiffContent(Record):
     """A ``diff`` block: a file's old and new text, as ACP tool calls carry it."""
 
     path: str  # absolute
@@ -142,8 +147,8 @@ class DiffContent:
     type: Literal["diff"] = "diff"
 
 
-@dataclass(slots=True)
-class PlanEntry:
+@dataclass(slots=True, eq=False, repr=False)
+class PlanEntry(Record):
     """One entry of an agent's plan (ACP ``PlanEntry``)."""
 
     content: str
@@ -151,8 +156,8 @@ class PlanEntry:
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(slots=True)
-class PlanContent:
+@dataclass(slots=True, eq=False, repr=False)
+class PlanContent(Record):
     """A ``plan`` block: the agent's plan entries."""
 
     entries: tuple[PlanEntry, ...]
@@ -180,8 +185,8 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class TextStep:
+@dataclass(slots=True, eq=False, repr=False)
+class TextStep(Record):
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
     kind: Literal["think", "assistant"]
@@ -194,8 +199,8 @@ class TextStep:
         return content_text(self.content)
 
 
-@dataclass(slots=True)
-class LlmError:
+@dataclass(slots=True, eq=False, repr=False)
+class LlmError(Record):
     """An ``error`` element: the model API answers with this error instead of a response."""
 
     error_type: str
@@ -208,16 +213,16 @@ class LlmError:
     kind: ClassVar[str] = "error"
 
 
-@dataclass(slots=True)
-class ProgressStep:
+@dataclass(slots=True, eq=False, repr=False)
+class ProgressStep(Record):
     """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
 
     delay_ms: int
     message: str
 
 
-@dataclass(slots=True)
-class ExecEvent:
+@dataclass(slots=True, eq=False, repr=False)
+class ExecEvent(Record):
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
     type: Literal["stdout", "stderr", "progress", "completion"]
@@ -228,16 +233,16 @@ class ExecEvent:
     col: int = 0
 
 
-@dataclass(slots=True)
-class ToolExecution:
+@dataclass(slots=True, eq=False, repr=False)
+class ToolExecution(Record):
     """``toolExecution``: when the tool starts and what it prints, timed from that start."""
 
     start_time_ms: int
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(slots=True)
-class UserInput:
+@dataclass(slots=True, eq=False, repr=False)
+class UserInput(Record):
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
     at_ms: int
@@ -253,16 +258,16 @@ class UserInput:
         return content_text(self.content)
 
 
-@dataclass(slots=True)
-class FileRead:
+@dataclass(slots=True, eq=False, repr=False)
+class FileRead(Record):
     """One file of ``agentFileReads``, with the content the agent should see when given."""
 
     path: str
     expected_content: str | None = None
 
 
-@dataclass(slots=True)
-class PermissionOption:
+@dataclass(slots=True, eq=False, repr=False)
+class PermissionOption(Record):
     """One choice offered by ``agentPermissionRequest`` (ACP ``PermissionOption``)."""
 
     option_id: str
@@ -270,16 +275,16 @@ class PermissionOption:
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(slots=True)
-class PermissionDecision:
+@dataclass(slots=True, eq=False, repr=False)
+class PermissionDecision(Record):
     """The user's answer to a permission request: an option, or cancelled."""
 
     outcome: Literal["selected", "cancelled"]
     option_id: str | None = None
 
 
-@dataclass(slots=True)
-class JsonFileAssert:
+@dataclass(slots=True, eq=False, repr=False)
+class JsonFileAssert(Record):
     """``assert.json.file``: the value at an RFC 6901 ``pointer`` of a JSON file equals ``equals``."""
 
     path: str
@@ -287,16 +292,16 @@ class JsonFileAssert:
     equals: Json = None
 
 
-@dataclass(slots=True)
-class FileContainsAssert:
+@dataclass(slots=True, eq=False, repr=False)
+class FileContainsAssert(Record):
     """``assert.fs.contains``: a text file in the workspace holds each of ``texts``."""
 
     path: str
     texts: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class TextMask:
+@dataclass(slots=True, eq=False, repr=False)
+class TextMask(Record):
     """A screen mask: what ``regex`` (Python ``re``, one row at a time) matches on the
     normalised screen is written as ``replace`` in goldens, and drawn plain."""
 
@@ -304,8 +309,8 @@ class TextMask:
     replace: str = "[MASKED]"
 
 
-@dataclass(slots=True)
-class RegionMask:
+@dataclass(slots=True, eq=False, repr=False)
+class RegionMask(Record):
     """A screen mask: the cells of ``rows`` × ``columns`` (inclusive; negative numbers count
     from the bottom / right edge) are written as ``░`` in goldens, and drawn plain."""
 
@@ -316,8 +321,8 @@ class RegionMask:
 ScreenMask = TextMask | RegionMask
 
 
-@dataclass(slots=True)
-class GitCommitAssert:
+@dataclass(slots=True, eq=False, repr=False)
+class GitCommitAssert(Record):
     """``assert.git.commit``: the last commit's message contains this text."""
 
     message_contains: str
@@ -326,8 +331,8 @@ class GitCommitAssert:
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(slots=True, kw_only=True)
-class Event:
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Event(Record):
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
     index: int
@@ -338,7 +343,7 @@ class Event:
     kind: ClassVar[str] = ""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class LlmResponse(Event):
     """One model response: think/assistant steps in order, or an error."""
 
@@ -364,7 +369,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class AgentToolUse(Event):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
@@ -390,7 +395,7 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class AgentEdits(Event):
     """The agent edits a file: its path, counts of lines changed and, when known, the texts."""
 
@@ -404,7 +409,7 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class AgentPlan(Event):
     """The agent announces or updates its plan."""
 
@@ -413,7 +418,7 @@ class AgentPlan(Event):
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class SetMode(Event):
     """The agent switches the session mode (ACP ``current_mode_update``)."""
 
@@ -421,7 +426,7 @@ class SetMode(Event):
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class SetModel(Event):
     """The agent switches the model (ACP ``session/set_model``)."""
 
@@ -429,7 +434,7 @@ class SetModel(Event):
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class AgentFileReads(Event):
     """The agent reads files (one tool call per file)."""
 
@@ -437,7 +442,7 @@ class AgentFileReads(Event):
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class AgentPermissionRequest(Event):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
@@ -448,7 +453,7 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class UserInputs(Event):
     """The user's prompts, each at its own absolute time."""
 
@@ -457,7 +462,7 @@ class UserInputs(Event):
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class UserEdits(Event):
     """The user applies a patch file to the workspace."""
 
@@ -466,7 +471,7 @@ class UserEdits(Event):
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class ApplyPatch(Event):
     """The harness applies a patch to the workspace and, with ``commit``, commits the result
     (``git add -A`` and ``git commit``), so later steps start from a known commit."""
@@ -483,7 +488,7 @@ class ApplyPatch(Event):
         return self.message if self.message is not None else f"Apply {self.path}"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class UserCommand(Event):
     """The user runs a shell command (not an agent tool call)."""
 
@@ -492,14 +497,14 @@ class UserCommand(Event):
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class UserCancelSession(Event):
     """The user cancels the running turn (ACP ``session/cancel``)."""
 
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Initialize(Event):
     """The ACP ``initialize`` exchange: what the client sends and expects back."""
 
@@ -510,7 +515,7 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class SessionStart(Event):
     """The boundary between history (replayed on load) and the live session."""
 
@@ -519,7 +524,7 @@ class SessionStart(Event):
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Assert(Event):
     """Checks at this point of the run: files, text, JSON values, the last git commit."""
 
@@ -532,7 +537,7 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Screenshot(Event):
     """Capture the terminal (or page) under ``label`` at this point."""
 
@@ -541,7 +546,7 @@ class Screenshot(Event):
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Log(Event):
     """A line for the run's log at this point."""
 
@@ -550,7 +555,7 @@ class Log(Event):
     kind: ClassVar[str] = "log"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Status(Event):
     """The session's status changes (for the session server's event stream)."""
 
@@ -558,7 +563,7 @@ class Status(Event):
     kind: ClassVar[str] = "status"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Complete(Event):
     """The task is complete, successfully or not (for the session server)."""
 
@@ -566,7 +571,7 @@ class Complete(Event):
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Merge(Event):
     """The task's branch is merged, or not (for the session server)."""
 
@@ -574,7 +579,7 @@ class Merge(Event):
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class BaseTimeDelta(Event):
     """Advance the base time by ``ms`` for the events after it."""
 
@@ -585,16 +590,16 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class RepoFile:
+@dataclass(slots=True, eq=False, repr=False)
+class RepoFile(Record):
     """One inline seed file of ``repo.files``, its bytes decoded."""
 
     path: str
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(slots=True)
-class Repo:
+@dataclass(slots=True, eq=False, repr=False)
+class Repo(Record):
     """``repo``: the temporary git repository a runner prepares before playing."""
 
     init: bool = False
@@ -605,8 +610,8 @@ class Repo:
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(slots=True)
-class Ah:
+@dataclass(slots=True, eq=False, repr=False)
+class Ah(Record):
     """``ah``: the Agent Harbor command a runner starts, with flags and environment."""
 
     cmd: str | None = None
@@ -614,8 +619,8 @@ class Ah:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class Server:
+@dataclass(slots=True, eq=False, repr=False)
+class Server(Record):
     """``server``: which model server the scenario is played against and its API style."""
 
     mode: Literal["none", "mock", "real"] = "none"
@@ -624,8 +629,8 @@ class Server:
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(slots=True)
-class McpServer:
+@dataclass(slots=True, eq=False, repr=False)
+class McpServer(Record):
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
     name: str
@@ -637,8 +642,8 @@ class McpServer:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(slots=True)
-class AcpCapabilities:
+@dataclass(slots=True, eq=False, repr=False)
+class AcpCapabilities(Record):
     """``acp.capabilities``: what the mock ACP agent advertises."""
 
     load_session: bool = False
@@ -650,8 +655,8 @@ class AcpCapabilities:
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(slots=True)
-class Acp:
+@dataclass(slots=True, eq=False, repr=False)
+class Acp(Record):
     """``acp``: ACP settings (capabilities, working folder, MCP servers)."""
 
     capabilities: AcpCapabilities | None = None
@@ -660,24 +665,24 @@ class Acp:
     unstable: bool = False
 
 
-@dataclass(slots=True)
-class ExpectArtifact:
+@dataclass(slots=True, eq=False, repr=False)
+class ExpectArtifact(Record):
     """One file the run must leave, by type and glob pattern."""
 
     type: str
     pattern: str
 
 
-@dataclass(slots=True)
-class Expect:
+@dataclass(slots=True, eq=False, repr=False)
+class Expect(Record):
     """``expect``: the exit code and artifacts a run must end with."""
 
     exit_code: int | None = None
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(slots=True)
-class Scenario:
+@dataclass(slots=True, eq=False, repr=False)
+class Scenario(Record):
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 
     name: str

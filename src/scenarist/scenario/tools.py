@@ -23,8 +23,10 @@ records' field types are objects once the classes exist and ``register`` reads a
 straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
 a module that postpones them, compiles every annotation string: for the tools here that is
 ~12 M of the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose
-start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). The
-records are not frozen, for the same budget (see :mod:`scenarist.scenario.model`).
+start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). For the
+same budget the records are not frozen and inherit ``__eq__`` and ``__repr__`` from
+:class:`~scenarist.scenario.record.Record` (see :mod:`scenarist.scenario.model`); a tool
+declared elsewhere may be any slotted dataclass.
 """
 
 import dataclasses
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from scenarist.errors import ScenaristError
+from scenarist.scenario.record import Record
 
 __all__ = [
     "TOOLS", "Arg", "ArgError", "BashOutput", "EditFile", "ExitPlanMode", "Find",
@@ -108,8 +111,8 @@ class ArgError(ScenaristError, ValueError):
 _NO_DEFAULT: Any = dataclasses.MISSING
 
 
-@dataclass(slots=True)
-class Arg:
+@dataclass(slots=True, eq=False, repr=False)
+class Arg(Record):
     """One argument as the format declares it, read off a record's field."""
 
     field: str  # the record's field name (snake_case)
@@ -187,8 +190,8 @@ _CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
 }
 
 
-@dataclass(slots=True)
-class ToolSpec:
+@dataclass(slots=True, eq=False, repr=False)
+class ToolSpec(Record):
     """A tool record's declaration, read once: name, old names, arguments in field order."""
 
     name: str
@@ -320,8 +323,8 @@ def tool_args(tool: "Tool") -> dict[str, Json]:
 
 
 @register
-@dataclass(slots=True)
-class RunCmd:
+@dataclass(slots=True, eq=False, repr=False)
+class RunCmd(Record):
     """Run a shell command."""
 
     name: ClassVar[str] = "runCmd"
@@ -334,8 +337,8 @@ class RunCmd:
 
 
 @register
-@dataclass(slots=True)
-class ReadFile:
+@dataclass(slots=True, eq=False, repr=False)
+class ReadFile(Record):
     """Read a file (``offset``/``limit`` in lines)."""
 
     name: ClassVar[str] = "readFile"
@@ -347,8 +350,8 @@ class ReadFile:
 
 
 @register
-@dataclass(slots=True)
-class WriteFile:
+@dataclass(slots=True, eq=False, repr=False)
+class WriteFile(Record):
     """Write ``content`` to a file (create or replace)."""
 
     name: ClassVar[str] = "writeFile"
@@ -358,8 +361,8 @@ class WriteFile:
 
 
 @register
-@dataclass(slots=True)
-class EditFile:
+@dataclass(slots=True, eq=False, repr=False)
+class EditFile(Record):
     """Replace ``old_string`` by ``new_string`` in a file (the first one, or all)."""
 
     name: ClassVar[str] = "editFile"
@@ -371,8 +374,8 @@ class EditFile:
 
 
 @register
-@dataclass(slots=True)
-class Grep:
+@dataclass(slots=True, eq=False, repr=False)
+class Grep(Record):
     """Search files for a pattern (the ``-A``/``-B``/``-C``/``-n``/``-i`` flags of grep)."""
 
     name: ClassVar[str] = "grep"
@@ -391,8 +394,8 @@ class Grep:
 
 
 @register
-@dataclass(slots=True)
-class ListDir:
+@dataclass(slots=True, eq=False, repr=False)
+class ListDir(Record):
     """List a directory (all levels with ``recursive``; ``pattern`` is a glob)."""
 
     name: ClassVar[str] = "listDir"
@@ -403,8 +406,8 @@ class ListDir:
 
 
 @register
-@dataclass(slots=True)
-class Find:
+@dataclass(slots=True, eq=False, repr=False)
+class Find(Record):
     """Find files by name pattern."""
 
     name: ClassVar[str] = "find"
@@ -414,8 +417,8 @@ class Find:
 
 
 @register
-@dataclass(slots=True)
-class Sed:
+@dataclass(slots=True, eq=False, repr=False)
+class Sed(Record):
     """Run a sed expression on a file (in place with ``inplace``)."""
 
     name: ClassVar[str] = "sed"
@@ -425,8 +428,8 @@ class Sed:
 
 
 @register
-@dataclass(slots=True)
-class Task:
+@dataclass(slots=True, eq=False, repr=False)
+class Task(Record):
     """Hand a task to a sub-agent."""
 
     name: ClassVar[str] = "task"
@@ -436,8 +439,8 @@ class Task:
 
 
 @register
-@dataclass(slots=True)
-class WebFetch:
+@dataclass(slots=True, eq=False, repr=False)
+class WebFetch(Record):
     """Fetch a URL (and ask ``prompt`` about it)."""
 
     name: ClassVar[str] = "webFetch"
@@ -447,8 +450,8 @@ class WebFetch:
 
 
 @register
-@dataclass(slots=True)
-class WebSearch:
+@dataclass(slots=True, eq=False, repr=False)
+class WebSearch(Record):
     """Search the web."""
 
     name: ClassVar[str] = "webSearch"
@@ -459,8 +462,8 @@ class WebSearch:
 
 
 @register
-@dataclass(slots=True)
-class TodoWrite:
+@dataclass(slots=True, eq=False, repr=False)
+class TodoWrite(Record):
     """Replace the agent's todo list (``todos``: the list of todo objects)."""
 
     name: ClassVar[str] = "todoWrite"
@@ -469,8 +472,8 @@ class TodoWrite:
 
 
 @register
-@dataclass(slots=True)
-class NotebookEdit:
+@dataclass(slots=True, eq=False, repr=False)
+class NotebookEdit(Record):
     """Edit a Jupyter notebook cell."""
 
     name: ClassVar[str] = "notebookEdit"
@@ -483,8 +486,8 @@ class NotebookEdit:
 
 
 @register
-@dataclass(slots=True)
-class ExitPlanMode:
+@dataclass(slots=True, eq=False, repr=False)
+class ExitPlanMode(Record):
     """Leave plan mode with a plan."""
 
     name: ClassVar[str] = "exitPlanMode"
@@ -493,8 +496,8 @@ class ExitPlanMode:
 
 
 @register
-@dataclass(slots=True)
-class BashOutput:
+@dataclass(slots=True, eq=False, repr=False)
+class BashOutput(Record):
     """Read the output of a background shell (``filter``: a regular expression)."""
 
     name: ClassVar[str] = "bashOutput"
@@ -504,8 +507,8 @@ class BashOutput:
 
 
 @register
-@dataclass(slots=True)
-class KillShell:
+@dataclass(slots=True, eq=False, repr=False)
+class KillShell(Record):
     """Kill a background shell."""
 
     name: ClassVar[str] = "killShell"
@@ -514,8 +517,8 @@ class KillShell:
 
 
 @register
-@dataclass(slots=True)
-class SlashCommand:
+@dataclass(slots=True, eq=False, repr=False)
+class SlashCommand(Record):
     """Run a slash command (``/compact``)."""
 
     name: ClassVar[str] = "slashCommand"
@@ -523,8 +526,8 @@ class SlashCommand:
     command: str
 
 
-@dataclass(slots=True)
-class GenericTool:
+@dataclass(slots=True, eq=False, repr=False)
+class GenericTool(Record):
     """A tool the vocabulary does not know: its name and arguments as written."""
 
     name: str

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from scenarist.wire import anthropic, openai_chat, openai_responses
+from scenarist.wire import anthropic, gemini, openai_chat, openai_responses
 from scenarist.wire.chunking import chunk_text
 from scenarist.wire.errors import APIS, WireApi, error_body, scripted_error_fields
 from scenarist.wire.events import (
@@ -54,6 +54,8 @@ def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: b
         return openai_responses.stream(events, created=created, echo=echo)
     if api == "anthropic":
         return anthropic.stream(events)
+    if api == "gemini":
+        return gemini.stream(events)
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
 
 
@@ -70,6 +72,8 @@ def encode_body(api: WireApi, events: Iterable[WireEvent], *, created: int = CRE
         return 200, openai_responses.response_object(turn, created=created, echo=echo)
     if api == "anthropic":
         return 200, anthropic.turn_body(turn)
+    if api == "gemini":
+        return 200, gemini.turn_body(turn)
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-WireApi = Literal["openai_chat", "openai_responses", "anthropic"]
-APIS: tuple[WireApi, ...] = ("openai_chat", "openai_responses", "anthropic")
+from scenarist.wire.gemini import gemini_error, scripted_status
+
+WireApi = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
+APIS: tuple[WireApi, ...] = ("openai_chat", "openai_responses", "anthropic", "gemini")
 
 _OPENAI_TYPES = {400: "invalid_request_error", 401: "invalid_request_error",
                  403: "invalid_request_error", 404: "invalid_request_error",
@@ -77,8 +79,11 @@ def scripted_error_fields(api: WireApi, status: int, error_type: str | None,
     ``rate_limit_error``), else the status's (no ``code``/``param``: the body has no place for
     them). OpenAI: a real type as named, else the status's; ``code`` is the scenario's
     ``errorType`` (``rate_limit_exceeded``, ``tool_not_found``), else the status's; ``param``
-    and ``code`` may come from ``details`` (``{"param": ..., "code": ...}``)."""
+    and ``code`` may come from ``details`` (``{"param": ..., "code": ...}``). Gemini: the
+    ``google.rpc.Code`` name in ``type`` (:func:`scenarist.wire.gemini.scripted_status`)."""
     name = error_type.strip() if error_type else None
+    if api == "gemini":
+        return scripted_status(status, name), None, None
     if api == "anthropic":
         key = (name or "").lower().replace("-", "_").replace(" ", "_")
         if key in ANTHROPIC_TYPES:
@@ -96,6 +101,8 @@ def error_body(api: WireApi, status: int, message: str, type: str | None = None,
     """The body ``api`` answers an error with. ``type`` defaults from the HTTP status."""
     if api == "anthropic":
         return anthropic_error(status, message, type)
+    if api == "gemini":
+        return gemini_error(status, message, type)
     if api in ("openai_chat", "openai_responses"):
         return openai_error(status, message, type, code, param)
     raise ValueError(f"unknown api {api!r}; choose one of {', '.join(APIS)}")
