@@ -337,13 +337,18 @@ class Memo:
         if reads_files(r.turn):
             return encode_turn(r)
         key = r.key()
+        # a key seen for the first time has no answer kept (agents' keys never come again):
+        # asking SeenOnce first hashes the key once, not twice: the memo's cost on a miss
+        # went from 3.6-6.5 to 2.6-4.0 µs; a kept answer whose key SeenOnce has forgotten
+        # is made afresh (a miss, the same bytes)
+        if not self._seen.again(key):
+            return encode_turn(r)
         hit = self._answers.get(key)
         if hit is None:
             hit = encode_turn(r)
-            if self._seen.again(key):
-                if len(self._answers) >= self.limit:
-                    self._answers.clear()
-                self._answers[key] = hit
+            if len(self._answers) >= self.limit:
+                self._answers.clear()
+            self._answers[key] = hit
         return hit
 
 

@@ -108,6 +108,8 @@ def _stop(value: Any, where: str) -> None:
 
 
 def _required_string(obj: Mapping[str, Any], key: str, where: str) -> None:
+    if isinstance(obj.get(key), str):  # the usual case, without making the field's path
+        return
     if key not in obj:
         raise RequestError(f"{where}.{key}: Field required", param=f"{where}.{key}")
     _string(obj[key], f"{where}.{key}")
@@ -144,8 +146,9 @@ def _responses_tool(value: Any, where: str) -> None:
     _required_string(value, "type", where)
     if value["type"] in ("function", "custom"):
         _required_string(value, "name", where)
-    if value["type"] == "function" and value.get("parameters") is not None:
-        _object(value["parameters"], f"{where}.parameters")
+    params = value.get("parameters") if value["type"] == "function" else None
+    if params is not None and not isinstance(params, dict):
+        _object(params, f"{where}.parameters")
 
 
 def _anthropic_tool(value: Any, where: str) -> None:
@@ -156,7 +159,8 @@ def _anthropic_tool(value: Any, where: str) -> None:
     _required_string(value, "name", where)
     if "input_schema" not in value:
         raise RequestError(f"{where}.input_schema: Field required", param=f"{where}.input_schema")
-    _object(value["input_schema"], f"{where}.input_schema")
+    if not isinstance(value["input_schema"], dict):
+        _object(value["input_schema"], f"{where}.input_schema")
 
 
 def _list_of(item: Check) -> Check:

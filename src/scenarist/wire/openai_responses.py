@@ -299,8 +299,11 @@ def stream(events: Iterable[WireEvent], *, created: int = CREATED,
     see :func:`response_object`."""
     start, rest = split_start(events)
     state = _Stream(start, created, echo)
-    yield state.lifecycle("response.created", start.at_ms, "in_progress")
-    yield state.lifecycle("response.in_progress", start.at_ms, "in_progress")
+    created_frame = state.lifecycle("response.created", start.at_ms, "in_progress")
+    yield created_frame
+    # the same response object (nothing happened in between), built once
+    assert isinstance(created_frame.data, dict)
+    yield state.frame("response.in_progress", start.at_ms, response=created_frame.data["response"])
     end_at = start.at_ms
     for event in rest:
         end_at = event.at_ms

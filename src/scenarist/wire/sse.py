@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from scenarist.json_out import dump_bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One SSE message: an optional ``event:`` name and a JSON object (or raw text) as data.
 
     ``at_ms`` is copied from the neutral event that produced the frame, so a server can pace
-    the stream without knowing which API it speaks.
+    the stream without knowing which API it speaks. A ``NamedTuple``, not a frozen dataclass
+    (see the records note in :mod:`scenarist.llm.answer`): an agent's streamed answer makes
+    ~30 frames.
     """
 
     data: dict[str, Any] | str
