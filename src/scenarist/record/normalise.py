@@ -16,11 +16,12 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from scenarist.errors import ScenaristError
 
 __all__ = ["MASK", "HookError", "Normaliser", "builtin_normalisers", "load_hook",
-           "mask_secrets", "normaliser", "redactor"]
+           "mask_secrets", "normaliser", "recorded_pattern", "redactor", "stands_for"]
 
 Normaliser = Callable[[str], str]
 MASK = "[REDACTED]"
@@ -33,6 +34,17 @@ DATE_RE = re.compile(r"\b\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
 # a temporary folder and what follows it up to the next separator-free end of path
 TMP_RE = re.compile(r"(?:/private)?(?:/tmp|/var/folders/[\w.+-]+/[\w.+-]+/T)"
                     r"(?:/[\w.+@-]+)+")
+
+#: what each placeholder of the built-in normalisers stood for, as a pattern for live text
+_STOOD_FOR = {
+    "<workspace>": r"/[^\s\"'`]*?",  # lazy: the recorded path continues with literal text
+    "<tmp>": TMP_RE.pattern,
+    "<uuid>": UUID_RE.pattern,
+    "<timestamp>": TIMESTAMP_RE.pattern,
+    "<date>": DATE_RE.pattern,
+}
+_PLACEHOLDER_RE = re.compile("(" + "|".join(map(re.escape, _STOOD_FOR)) + ")", re.IGNORECASE)
+_SPACE_RE = re.compile(r"\s+")
 
 _SECRETS = (
     # header lines and JSON/YAML fields that carry credentials: a value that looks like one
@@ -81,6 +93,27 @@ def redactor(patterns: Iterable[str]) -> Normaliser:
             text = regex.sub(MASK, text)
         return text
     return mask
+
+
+@lru_cache(maxsize=256)
+def recorded_pattern(text: str) -> re.Pattern[str] | None:
+    """What a recorded ``text`` with placeholders stood for, as a pattern that finds it in
+    live text (None when it has no placeholder): its literal parts as written (any run of
+    whitespace as any other, case ignored), each placeholder as what it replaced. A replay
+    matches prompts and tool results with it, so ``<TMP>/x`` matches ``/tmp/abc/x``."""
+    parts = _PLACEHOLDER_RE.split(text)
+    if len(parts) == 1:
+        return None
+    pattern = "".join(
+        _STOOD_FOR[part.lower()] if i % 2 else r"\s+".join(map(re.escape, _SPACE_RE.split(part)))
+        for i, part in enumerate(parts))
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def stands_for(recorded: str, live: str) -> bool:
+    """Whether ``recorded`` (text with placeholders) is found in ``live`` text."""
+    pattern = recorded_pattern(recorded)
+    return pattern is not None and pattern.search(live) is not None
 
 
 def builtin_normalisers(workspace: str | None = None) -> tuple[Normaliser, ...]:
