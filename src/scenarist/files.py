@@ -1,4 +1,5 @@
-"""Reading an input file that may be anything: a regular file, or a FIFO, a device, a folder.
+"""Files at the edges: reading an input that may be anything (a regular file, or a FIFO, a
+device, a folder), and writing a private output all or nothing.
 
 A path from a scenario, a command line or an agent can name ``/dev/zero`` (endless), a FIFO (an
 ``open`` that blocks until a writer comes) or a huge file. :func:`read_regular_bytes` opens it
@@ -11,10 +12,12 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from pathlib import Path
 
 from scenarist.errors import ScenaristError
 
-__all__ = ["FileTooLarge", "NotRegularFile", "read_regular_bytes"]
+__all__ = ["FileTooLarge", "NotRegularFile", "read_regular_bytes", "write_private"]
 
 
 class NotRegularFile(ScenaristError, OSError):
@@ -45,3 +48,17 @@ def read_regular_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(f"{os.fspath(path)} is larger than {limit // 2**20} MiB")
     return data
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only (0600), all or nothing: a
+    temporary file next to it, then a rename (recordings and imports may hold secrets)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:  # mkstemp: mode 0600
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -9,16 +9,15 @@ cannot be read (the message names file:line), 2 for a usage error.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from scenarist.errors import ScenaristError
+from scenarist.files import write_private
 from scenarist.scenario.cli_parser import EXIT_FAILED, EXIT_OK, Parser, output_file, run
 
-__all__ = ["main", "write_private"]
+__all__ = ["main"]
 
 _KIND_NAMES = {"codex": "a Codex CLI session", "claude-code": "a Claude Code transcript",
                "acp": "an ACP session log"}
@@ -78,17 +77,3 @@ def main(argv: Sequence[str]) -> int:
         return EXIT_OK
 
     return run(parser, argv, body)
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` readable by its owner only (0600), all or nothing: a
-    temporary file next to it, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:  # mkstemp: mode 0600
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

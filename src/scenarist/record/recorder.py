@@ -18,8 +18,8 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from scenarist.files import write_private
 from scenarist.record.chain import Chain, Exchange, attach, is_side
-from scenarist.record.import_cli import write_private
 from scenarist.record.redact import Masker
 
 #: chain → scenario YAML text (its name given); masks every text it writes with the masker
