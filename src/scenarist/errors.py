@@ -31,6 +31,8 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     ├── ServerStartError               a ``scenarist llm`` child did not start (llm.process)
     ├── StdinError                     a hub agent cannot take more input (hub.process)
     ├── ArgError                       a tool argument that does not fit (scenario.tools)
+    ├── FrozenRecordError              a field of a frozen record assigned or deleted; also an
+    │                                  ``AttributeError``, as dataclasses' (scenario.record)
     ├── FitError                       no declared tool can carry an action (llm.tool_fit; 400)
     ├── PointerError                   a bad JSON pointer (scenario.json_assert)
     ├── KeySequenceError               a modified key with no terminal sequence, ``<ctrl-1>``;

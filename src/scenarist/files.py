@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from scenarist.errors import ScenaristError
@@ -53,6 +52,10 @@ def read_regular_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` readable by its owner only (0600), all or nothing: a
     temporary file next to it, then a rename (recordings and imports may hold secrets)."""
+    # imported here, not above: tempfile brings shutil and random (~3 ms), and the loader,
+    # which imports this module for read_regular_bytes, has a start-up budget (validate)
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

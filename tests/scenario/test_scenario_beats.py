@@ -11,7 +11,6 @@ package and runs mypy on it, so the promise is checked, not just the pattern.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import re
 import shutil
@@ -44,6 +43,7 @@ from scenarist.scenario import (
     turns_of,
 )
 from scenarist.scenario.beats import EVENT_BEATS
+from scenarist.scenario.record import Record
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "scenarist"
@@ -85,8 +85,7 @@ def test_every_event_kind_has_its_beat() -> None:
 
 def test_beats_are_frozen_and_the_unions_closed() -> None:
     for beat in BEATS:
-        assert dataclasses.is_dataclass(beat)
-        assert beat.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        assert issubclass(beat, Record) and beat.__record_frozen__
     assert set(get_args(AgentBeat)) < set(BEATS)
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from scenario_testutil import load, one_error, timeline
 
 from scenarist.scenario import Beat, Timeline, compile_timeline
+from scenarist.scenario.record import FrozenRecordError, replace
 
 
 def beats(body: str, header: str = "name: t\n") -> list[tuple[int, str]]:
@@ -138,7 +137,7 @@ def test_beats_sorted_stably_and_immutable() -> None:
     t = compile_timeline(load(timeline("- log: a\n- log: b\n- status: c\n")))
     assert [b.event.index for b in t.beats] == [0, 1, 2]
     assert all(isinstance(b, Beat) for b in t.beats) and isinstance(t, Timeline)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenRecordError):
         t.beats[0].at_ms = 5  # type: ignore[misc]
     assert not hasattr(t.beats[0], "__dict__")  # slots
 
@@ -153,4 +152,4 @@ def test_compile_is_cached_and_deterministic() -> None:
     text = timeline("- runCmd: {cmd: a, progress: [[5, p]]}\n")
     s = load(text)
     assert compile_timeline(s) is compile_timeline(s)
-    assert compile_timeline(load(text)) == compile_timeline(dataclasses.replace(s, compiled=None))
+    assert compile_timeline(load(text)) == compile_timeline(replace(s, compiled=None))

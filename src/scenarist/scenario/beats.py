@@ -9,23 +9,22 @@ Per-step beats carry the step they play (``ThinkBeat.step`` is the ``TextStep``)
 beats stand for their whole event. ``kind`` names a beat as the scenario format does
 (``"userInputs"``, ``"think"``), for output and messages only: code tests types, never kinds.
 
-The fields are declared once, on two frozen dataclasses (``_Beat``, ``_StepBeat``); a kind's
-record is a plain subclass that narrows the types of ``event`` and ``step`` for mypy. It
-inherits the dataclass's ``__init__``, ``__eq__`` (same class only) and ``__repr__`` (its own
-name), and making each kind a dataclass of its own would add nothing but start-up time: 26
-generated classes cost ``scenarist validate`` about 6% more instructions.
+The fields are declared once, on two frozen records (``_Beat``, ``_StepBeat``:
+:class:`~scenarist.scenario.record.Record`, declared as a frozen dataclass is, because
+``scenarist validate`` creates every class here and has a start-up budget); a kind's record is
+a subclass that narrows the types of ``event`` and ``step``, so mypy checks what the compiler
+builds and what a front end reads.
 
 A new timeline event that happens at one moment needs a record here (its ``kind`` the
 event's own, added to ``Beat``); the compiler (:mod:`.timeline`) builds it through
-:data:`EVENT_BEATS` without a change of its own. (The inherited ``__init__`` takes any event
-and step: the compiler is the one place that builds beats, and a test checks what it builds
-against each record's annotations.)
+:data:`EVENT_BEATS` without a change of its own. (That table is untyped and a record checks
+no types when built: the compiler is the one place that builds beats, and a test checks what
+it builds against each record's annotations.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar, get_args
 
 from scenarist.scenario.model import (
@@ -57,6 +56,7 @@ from scenarist.scenario.model import (
     UserInput,
     UserInputs,
 )
+from scenarist.scenario.record import Record
 
 __all__ = [
     "BEATS", "BEAT_KINDS", "EVENT_BEATS", "AgentBeat", "AgentEditsBeat", "AgentFileReadsBeat",
@@ -69,8 +69,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Beat:
+class _Beat(Record, kw_only=True):
     """What every beat has: when (absolute, unscaled ms), which event, whether live."""
 
     at_ms: int
@@ -80,8 +79,7 @@ class _Beat:
     kind: ClassVar[str]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _StepBeat(_Beat):
+class _StepBeat(_Beat, kw_only=True):
     """A beat that plays one step of its event."""
 
     step: object
@@ -90,28 +88,25 @@ class _StepBeat(_Beat):
 # -- the steps of an llmResponse ------------------------------------------------------------
 
 
-class ThinkBeat(_StepBeat):
+class ThinkBeat(_StepBeat, kw_only=True):
     """A think step of an ``llmResponse``."""
 
-    __slots__ = ()
     event: LlmResponse
     step: TextStep
     kind: ClassVar[str] = "think"
 
 
-class AssistantBeat(_StepBeat):
+class AssistantBeat(_StepBeat, kw_only=True):
     """An assistant step of an ``llmResponse``."""
 
-    __slots__ = ()
     event: LlmResponse
     step: TextStep
     kind: ClassVar[str] = "assistant"
 
 
-class ErrorBeat(_StepBeat):
+class ErrorBeat(_StepBeat, kw_only=True):
     """The error element of an ``llmResponse``."""
 
-    __slots__ = ()
     event: LlmResponse
     step: LlmError
     kind: ClassVar[str] = "error"
@@ -120,36 +115,32 @@ class ErrorBeat(_StepBeat):
 # -- a tool call ------------------------------------------------------------------------
 
 
-class ToolStartBeat(_Beat):
+class ToolStartBeat(_Beat, kw_only=True):
     """A tool call starts."""
 
-    __slots__ = ()
     event: AgentToolUse
     kind: ClassVar[str] = "agentToolUse"
 
 
-class ProgressBeat(_StepBeat):
+class ProgressBeat(_StepBeat, kw_only=True):
     """A progress message of a tool call."""
 
-    __slots__ = ()
     event: AgentToolUse
     step: ProgressStep
     kind: ClassVar[str] = "progress"
 
 
-class ToolExecutionBeat(_StepBeat):
+class ToolExecutionBeat(_StepBeat, kw_only=True):
     """One stdout/stderr/progress/completion event of a tool run."""
 
-    __slots__ = ()
     event: AgentToolUse
     step: ExecEvent
     kind: ClassVar[str] = "toolExecution"
 
 
-class ToolResultBeat(_Beat):
+class ToolResultBeat(_Beat, kw_only=True):
     """A tool call ends with its result and status."""
 
-    __slots__ = ()
     event: AgentToolUse
     kind: ClassVar[str] = "toolResult"
 
@@ -157,10 +148,9 @@ class ToolResultBeat(_Beat):
 # -- one prompt of userInputs -------------------------------------------------------------
 
 
-class PromptBeat(_StepBeat):
+class PromptBeat(_StepBeat, kw_only=True):
     """One prompt sent by the user (an entry of ``userInputs``)."""
 
-    __slots__ = ()
     event: UserInputs
     step: UserInput
     kind: ClassVar[str] = "userInputs"
@@ -169,146 +159,128 @@ class PromptBeat(_StepBeat):
 # -- events that happen at one moment -------------------------------------------------------
 
 
-class AgentEditsBeat(_Beat):
+class AgentEditsBeat(_Beat, kw_only=True):
     """The agent edited a file."""
 
-    __slots__ = ()
     event: AgentEdits
     kind: ClassVar[str] = "agentEdits"
 
 
-class AgentPlanBeat(_Beat):
+class AgentPlanBeat(_Beat, kw_only=True):
     """The agent's plan."""
 
-    __slots__ = ()
     event: AgentPlan
     kind: ClassVar[str] = "agentPlan"
 
 
-class AgentFileReadsBeat(_Beat):
+class AgentFileReadsBeat(_Beat, kw_only=True):
     """The agent reads client files."""
 
-    __slots__ = ()
     event: AgentFileReads
     kind: ClassVar[str] = "agentFileReads"
 
 
-class AgentPermissionRequestBeat(_Beat):
+class AgentPermissionRequestBeat(_Beat, kw_only=True):
     """The agent asks for permission."""
 
-    __slots__ = ()
     event: AgentPermissionRequest
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-class SetModeBeat(_Beat):
+class SetModeBeat(_Beat, kw_only=True):
     """The client switches mode."""
 
-    __slots__ = ()
     event: SetMode
     kind: ClassVar[str] = "setMode"
 
 
-class SetModelBeat(_Beat):
+class SetModelBeat(_Beat, kw_only=True):
     """The client switches model."""
 
-    __slots__ = ()
     event: SetModel
     kind: ClassVar[str] = "setModel"
 
 
-class UserEditsBeat(_Beat):
+class UserEditsBeat(_Beat, kw_only=True):
     """The user applies a patch."""
 
-    __slots__ = ()
     event: UserEdits
     kind: ClassVar[str] = "userEdits"
 
 
-class ApplyPatchBeat(_Beat):
+class ApplyPatchBeat(_Beat, kw_only=True):
     """The harness applies a patch and may commit it."""
 
-    __slots__ = ()
     event: ApplyPatch
     kind: ClassVar[str] = "applyPatch"
 
 
-class UserCommandBeat(_Beat):
+class UserCommandBeat(_Beat, kw_only=True):
     """The user runs a command."""
 
-    __slots__ = ()
     event: UserCommand
     kind: ClassVar[str] = "userCommand"
 
 
-class UserCancelSessionBeat(_Beat):
+class UserCancelSessionBeat(_Beat, kw_only=True):
     """The user cancels the turn."""
 
-    __slots__ = ()
     event: UserCancelSession
     kind: ClassVar[str] = "userCancelSession"
 
 
-class InitializeBeat(_Beat):
+class InitializeBeat(_Beat, kw_only=True):
     """The ACP ``initialize`` handshake."""
 
-    __slots__ = ()
     event: Initialize
     kind: ClassVar[str] = "initialize"
 
 
-class SessionStartBeat(_Beat):
+class SessionStartBeat(_Beat, kw_only=True):
     """The historical/live boundary."""
 
-    __slots__ = ()
     event: SessionStart
     kind: ClassVar[str] = "sessionStart"
 
 
-class AssertBeat(_Beat):
+class AssertBeat(_Beat, kw_only=True):
     """Check files, terminal, JSON or git."""
 
-    __slots__ = ()
     event: Assert
     kind: ClassVar[str] = "assert"
 
 
-class ScreenshotBeat(_Beat):
+class ScreenshotBeat(_Beat, kw_only=True):
     """Capture the terminal."""
 
-    __slots__ = ()
     event: Screenshot
     kind: ClassVar[str] = "screenshot"
 
 
-class LogBeat(_Beat):
+class LogBeat(_Beat, kw_only=True):
     """A harness log line."""
 
-    __slots__ = ()
     event: Log
     kind: ClassVar[str] = "log"
 
 
-class StatusBeat(_Beat):
+class StatusBeat(_Beat, kw_only=True):
     """A session status change."""
 
-    __slots__ = ()
     event: Status
     kind: ClassVar[str] = "status"
 
 
-class CompleteBeat(_Beat):
+class CompleteBeat(_Beat, kw_only=True):
     """The task completed."""
 
-    __slots__ = ()
     event: Complete
     kind: ClassVar[str] = "complete"
 
 
-class MergeBeat(_Beat):
+class MergeBeat(_Beat, kw_only=True):
     """Keep the session listed after completion."""
 
-    __slots__ = ()
     event: Merge
     kind: ClassVar[str] = "merge"
 

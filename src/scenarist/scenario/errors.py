@@ -6,18 +6,17 @@ Loading collects every problem of a file before giving up, so one run of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from scenarist.errors import ScenaristError
+from scenarist.scenario.record import Record
 
 __all__ = ["Issue", "ScenarioError", "Severity"]
 
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(Record):
     """One problem: ``file:line:col`` (1-based), the key path, a message and a fix."""
 
     file: str

@@ -7,7 +7,6 @@ reported as an issue too, so callers can rely on the one exception type).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -16,6 +15,7 @@ from scenarist.files import FileTooLarge, NotRegularFile, read_regular_bytes
 from scenarist.scenario.errors import Issue, ScenarioError
 from scenarist.scenario.events import parse_timeline
 from scenarist.scenario.model import Event, Scenario, SessionStart, UserEdits, UserInputs
+from scenarist.scenario.record import replace
 from scenarist.scenario.report import OUTSIDE_HINT, Report
 from scenarist.scenario.rules import Symbols, resolve_rules
 from scenarist.scenario.screen_masks import parse_screen
@@ -114,7 +114,7 @@ def _build(text: str, file: str, base_dir: Path, symbols: Symbols, strict: bool,
     if any(i.severity == "error" for i in final):
         raise ScenarioError(final)
     # the compiled timeline is kept: compile_timeline returns it
-    return dataclasses.replace(scenario, warnings=final, compiled=timeline)
+    return replace(scenario, warnings=final, compiled=timeline)
 
 
 def _confine_patches(report: Report, events: list[Event]) -> None:

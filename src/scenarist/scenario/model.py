@@ -1,19 +1,13 @@
 """The typed scenario: records for sections, timeline events and content blocks.
 
-Slotted dataclasses (not pydantic) because loading thousands of scenarios must cost about as
-much as reading their YAML; the JSON Schema for editors is written out separately in
-:mod:`scenarist.scenario.schema`. A loaded scenario is read-only by contract (front ends share
-it between requests and never assign to it; mypy sees every assignment), but the records are
-not ``frozen=True``: ``scenarist validate`` of one file has a start-up budget (<= 5x ``python -c
-pass``, docs/architecture.md) and creates every class here, and CPython 3.11 compiles
-``__setattr__``, ``__delattr__`` and ``__hash__`` for each frozen class. Frozen, the model and
-the tool records cost ~143 M more of validate's instructions (callgrind: ~639 M instead of
-~490 M; the bench's wall time 7.3x -> 10x ``python -c pass``). For the same budget each record
-is declared ``eq=False, repr=False`` on :class:`~scenarist.scenario.record.Record` and
-inherits its one ``__eq__`` and ``__repr__`` (which behave as generated ones) instead of
-compiling two methods per class: validate of one file 509 M -> 433 M instructions, ~10 ms of
-its ~100 ms. Each record has a docstring: without one, ``dataclass`` computes
-``inspect.signature`` to write one.
+Frozen, slotted records (not pydantic) because loading thousands of scenarios must cost about
+as much as reading their YAML; the JSON Schema for editors is written out separately in
+:mod:`scenarist.scenario.schema`. A loaded scenario is a value: front ends share it between
+requests. The records are :class:`~scenarist.scenario.record.Record` classes, declared and
+typed as dataclasses are, because ``scenarist validate`` of one file creates every class here
+and has a start-up budget (<= 5x ``python -c pass``, docs/architecture.md): as
+``@dataclass(frozen=True, slots=True)`` the ~60 classes here cost ~15 ms of its start,
+as records ~1 ms (figures in :mod:`scenarist.scenario.record`).
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
@@ -23,12 +17,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scenarist.scenario.errors import Issue
-from scenarist.scenario.record import Record
+from scenarist.scenario.record import Record, field
 from scenarist.scenario.tools import Tool, tool_args
 
 if TYPE_CHECKING:
@@ -53,7 +46,6 @@ Json = Any
 # -- content blocks -------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Annotations(Record):
     """MCP/ACP annotations: who the content is for, how important (0..1), when changed."""
 
@@ -62,7 +54,6 @@ class Annotations(Record):
     last_modified: str | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class TextContent(Record):
     """A text block (ACP ``ContentBlock`` of type ``text``)."""
 
@@ -71,7 +62,6 @@ class TextContent(Record):
     type: Literal["text"] = "text"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class _Media(Record):
     """What image and audio blocks share: a MIME type and the bytes inline (``data``) or in a file (``path``)."""
 
@@ -89,21 +79,18 @@ class _Media(Record):
         return base64.b64encode(self.path.read_bytes()).decode("ascii")
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ImageContent(_Media):
     """An image block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["image"] = "image"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class AudioContent(_Media):
     """An audio block: base64 ``data`` or a ``path`` beside the scenario."""
 
     type: Literal["audio"] = "audio"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class EmbeddedResource(Record):
     """The resource inside a ``resource`` block: its URI and its text or base64 ``blob``."""
 
@@ -113,7 +100,6 @@ class EmbeddedResource(Record):
     blob: str | None = None  # base64
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ResourceContent(Record):
     """A ``resource`` block: a resource embedded in the prompt or message."""
 
@@ -122,7 +108,6 @@ class ResourceContent(Record):
     type: Literal["resource"] = "resource"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ResourceLinkContent(Record):
     """A ``resource_link`` block: a reference to a resource the agent can fetch."""
 
@@ -136,7 +121,6 @@ class ResourceLinkContent(Record):
     type: Literal["resource_link"] = "resource_link"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class DiffContent(Record):
     """A ``diff`` block: a file's old and new text, as ACP tool calls carry it."""
 
@@ -147,7 +131,6 @@ class DiffContent(Record):
     type: Literal["diff"] = "diff"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class PlanEntry(Record):
     """One entry of an agent's plan (ACP ``PlanEntry``)."""
 
@@ -156,7 +139,6 @@ class PlanEntry(Record):
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class PlanContent(Record):
     """A ``plan`` block: the agent's plan entries."""
 
@@ -185,7 +167,6 @@ def content_text(blocks: tuple[ContentBlock, ...] | ContentBlock) -> str:
 # -- steps inside events ---------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class TextStep(Record):
     """One ``think`` or ``assistant`` step: shown ``delay_ms`` after the previous step."""
 
@@ -199,7 +180,6 @@ class TextStep(Record):
         return content_text(self.content)
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class LlmError(Record):
     """An ``error`` element: the model API answers with this error instead of a response."""
 
@@ -213,7 +193,6 @@ class LlmError(Record):
     kind: ClassVar[str] = "error"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ProgressStep(Record):
     """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
 
@@ -221,7 +200,6 @@ class ProgressStep(Record):
     message: str
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ExecEvent(Record):
     """One ``toolExecution.events`` entry; ``time_ms`` is from the execution start."""
 
@@ -233,7 +211,6 @@ class ExecEvent(Record):
     col: int = 0
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ToolExecution(Record):
     """``toolExecution``: when the tool starts and what it prints, timed from that start."""
 
@@ -241,7 +218,6 @@ class ToolExecution(Record):
     events: tuple[ExecEvent, ...]
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class UserInput(Record):
     """One prompt of a ``userInputs`` event, sent at ``at_ms`` (absolute, from the start)."""
 
@@ -258,7 +234,6 @@ class UserInput(Record):
         return content_text(self.content)
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class FileRead(Record):
     """One file of ``agentFileReads``, with the content the agent should see when given."""
 
@@ -266,7 +241,6 @@ class FileRead(Record):
     expected_content: str | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class PermissionOption(Record):
     """One choice offered by ``agentPermissionRequest`` (ACP ``PermissionOption``)."""
 
@@ -275,7 +249,6 @@ class PermissionOption(Record):
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class PermissionDecision(Record):
     """The user's answer to a permission request: an option, or cancelled."""
 
@@ -283,7 +256,6 @@ class PermissionDecision(Record):
     option_id: str | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class JsonFileAssert(Record):
     """``assert.json.file``: the value at an RFC 6901 ``pointer`` of a JSON file equals ``equals``."""
 
@@ -292,7 +264,6 @@ class JsonFileAssert(Record):
     equals: Json = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class FileContainsAssert(Record):
     """``assert.fs.contains``: a text file in the workspace holds each of ``texts``."""
 
@@ -300,7 +271,6 @@ class FileContainsAssert(Record):
     texts: tuple[str, ...] = ()
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class TextMask(Record):
     """A screen mask: what ``regex`` (Python ``re``, one row at a time) matches on the
     normalised screen is written as ``replace`` in goldens, and drawn plain."""
@@ -309,7 +279,6 @@ class TextMask(Record):
     replace: str = "[MASKED]"
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class RegionMask(Record):
     """A screen mask: the cells of ``rows`` × ``columns`` (inclusive; negative numbers count
     from the bottom / right edge) are written as ``░`` in goldens, and drawn plain."""
@@ -321,7 +290,6 @@ class RegionMask(Record):
 ScreenMask = TextMask | RegionMask
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class GitCommitAssert(Record):
     """``assert.git.commit``: the last commit's message contains this text."""
 
@@ -331,8 +299,7 @@ class GitCommitAssert(Record):
 # -- timeline events -------------------------------------------------------------------
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Event(Record):
+class Event(Record, kw_only=True):
     """Common to every timeline event: where it is and its ACP ``_meta``."""
 
     index: int
@@ -343,8 +310,7 @@ class Event(Record):
     kind: ClassVar[str] = ""
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class LlmResponse(Event):
+class LlmResponse(Event, kw_only=True):
     """One model response: think/assistant steps in order, or an error."""
 
     steps: tuple[TextStep | LlmError, ...]
@@ -369,8 +335,7 @@ class LlmResponse(Event):
         return next((s for s in self.steps if isinstance(s, LlmError)), None)
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class AgentToolUse(Event):
+class AgentToolUse(Event, kw_only=True):
     """A tool call: ``tool`` is its typed record (:mod:`scenarist.scenario.tools`), old
     names already resolved. ``source_key`` is the key written (``agentToolUse``, ``runCmd``)."""
 
@@ -395,8 +360,7 @@ class AgentToolUse(Event):
         return tool_args(self.tool)
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class AgentEdits(Event):
+class AgentEdits(Event, kw_only=True):
     """The agent edits a file: its path, counts of lines changed and, when known, the texts."""
 
     path: str
@@ -409,8 +373,7 @@ class AgentEdits(Event):
     kind: ClassVar[str] = "agentEdits"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class AgentPlan(Event):
+class AgentPlan(Event, kw_only=True):
     """The agent announces or updates its plan."""
 
     entries: tuple[PlanEntry, ...]
@@ -418,32 +381,28 @@ class AgentPlan(Event):
     kind: ClassVar[str] = "agentPlan"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class SetMode(Event):
+class SetMode(Event, kw_only=True):
     """The agent switches the session mode (ACP ``current_mode_update``)."""
 
     mode_id: str
     kind: ClassVar[str] = "setMode"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class SetModel(Event):
+class SetModel(Event, kw_only=True):
     """The agent switches the model (ACP ``session/set_model``)."""
 
     model_id: str
     kind: ClassVar[str] = "setModel"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class AgentFileReads(Event):
+class AgentFileReads(Event, kw_only=True):
     """The agent reads files (one tool call per file)."""
 
     files: tuple[FileRead, ...]
     kind: ClassVar[str] = "agentFileReads"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class AgentPermissionRequest(Event):
+class AgentPermissionRequest(Event, kw_only=True):
     """``granted`` is normalised into ``decision`` (first allow_once / reject_once option)."""
 
     options: tuple[PermissionOption, ...]
@@ -453,8 +412,7 @@ class AgentPermissionRequest(Event):
     kind: ClassVar[str] = "agentPermissionRequest"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class UserInputs(Event):
+class UserInputs(Event, kw_only=True):
     """The user's prompts, each at its own absolute time."""
 
     inputs: tuple[UserInput, ...]
@@ -462,8 +420,7 @@ class UserInputs(Event):
     kind: ClassVar[str] = "userInputs"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class UserEdits(Event):
+class UserEdits(Event, kw_only=True):
     """The user applies a patch file to the workspace."""
 
     patch: str  # as written
@@ -471,8 +428,7 @@ class UserEdits(Event):
     kind: ClassVar[str] = "userEdits"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class ApplyPatch(Event):
+class ApplyPatch(Event, kw_only=True):
     """The harness applies a patch to the workspace and, with ``commit``, commits the result
     (``git add -A`` and ``git commit``), so later steps start from a known commit."""
 
@@ -488,8 +444,7 @@ class ApplyPatch(Event):
         return self.message if self.message is not None else f"Apply {self.path}"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class UserCommand(Event):
+class UserCommand(Event, kw_only=True):
     """The user runs a shell command (not an agent tool call)."""
 
     cmd: str
@@ -497,15 +452,13 @@ class UserCommand(Event):
     kind: ClassVar[str] = "userCommand"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class UserCancelSession(Event):
+class UserCancelSession(Event, kw_only=True):
     """The user cancels the running turn (ACP ``session/cancel``)."""
 
     kind: ClassVar[str] = "userCancelSession"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Initialize(Event):
+class Initialize(Event, kw_only=True):
     """The ACP ``initialize`` exchange: what the client sends and expects back."""
 
     protocol_version: int = 1
@@ -515,8 +468,7 @@ class Initialize(Event):
     kind: ClassVar[str] = "initialize"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class SessionStart(Event):
+class SessionStart(Event, kw_only=True):
     """The boundary between history (replayed on load) and the live session."""
 
     session_id: str | None = None
@@ -524,8 +476,7 @@ class SessionStart(Event):
     kind: ClassVar[str] = "sessionStart"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Assert(Event):
+class Assert(Event, kw_only=True):
     """Checks at this point of the run: files, text, JSON values, the last git commit."""
 
     fs_exists: tuple[str, ...] = ()
@@ -537,8 +488,7 @@ class Assert(Event):
     kind: ClassVar[str] = "assert"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Screenshot(Event):
+class Screenshot(Event, kw_only=True):
     """Capture the terminal (or page) under ``label`` at this point."""
 
     label: str
@@ -546,8 +496,7 @@ class Screenshot(Event):
     kind: ClassVar[str] = "screenshot"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Log(Event):
+class Log(Event, kw_only=True):
     """A line for the run's log at this point."""
 
     message: str
@@ -555,32 +504,28 @@ class Log(Event):
     kind: ClassVar[str] = "log"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Status(Event):
+class Status(Event, kw_only=True):
     """The session's status changes (for the session server's event stream)."""
 
     status: str
     kind: ClassVar[str] = "status"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Complete(Event):
+class Complete(Event, kw_only=True):
     """The task is complete, successfully or not (for the session server)."""
 
     success: bool = True
     kind: ClassVar[str] = "complete"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class Merge(Event):
+class Merge(Event, kw_only=True):
     """The task's branch is merged, or not (for the session server)."""
 
     merge: bool = True
     kind: ClassVar[str] = "merge"
 
 
-@dataclass(slots=True, kw_only=True, eq=False, repr=False)
-class BaseTimeDelta(Event):
+class BaseTimeDelta(Event, kw_only=True):
     """Advance the base time by ``ms`` for the events after it."""
 
     ms: int
@@ -590,7 +535,6 @@ class BaseTimeDelta(Event):
 # -- sections --------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class RepoFile(Record):
     """One inline seed file of ``repo.files``, its bytes decoded."""
 
@@ -598,7 +542,6 @@ class RepoFile(Record):
     data: bytes  # ``contents`` as UTF-8, or the decoded ``{base64: ...}``
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Repo(Record):
     """``repo``: the temporary git repository a runner prepares before playing."""
 
@@ -610,7 +553,6 @@ class Repo(Record):
     extra: Mapping[str, Json] = field(default_factory=dict)  # other keys, as written
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Ah(Record):
     """``ah``: the Agent Harbor command a runner starts, with flags and environment."""
 
@@ -619,7 +561,6 @@ class Ah(Record):
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Server(Record):
     """``server``: which model server the scenario is played against and its API style."""
 
@@ -629,7 +570,6 @@ class Server(Record):
     extra: Mapping[str, Json] = field(default_factory=dict)  # seed objects etc.
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class McpServer(Record):
     """An ACP ``McpServer``: stdio (``command``) or ``http``/``sse`` (``url``)."""
 
@@ -642,7 +582,6 @@ class McpServer(Record):
     headers: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class AcpCapabilities(Record):
     """``acp.capabilities``: what the mock ACP agent advertises."""
 
@@ -655,7 +594,6 @@ class AcpCapabilities(Record):
     meta: Mapping[str, Json] | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Acp(Record):
     """``acp``: ACP settings (capabilities, working folder, MCP servers)."""
 
@@ -665,7 +603,6 @@ class Acp(Record):
     unstable: bool = False
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ExpectArtifact(Record):
     """One file the run must leave, by type and glob pattern."""
 
@@ -673,7 +610,6 @@ class ExpectArtifact(Record):
     pattern: str
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Expect(Record):
     """``expect``: the exit code and artifacts a run must end with."""
 
@@ -681,7 +617,6 @@ class Expect(Record):
     artifacts: tuple[ExpectArtifact, ...] = ()
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Scenario(Record):
     """A loaded, rule-resolved, validated scenario. Compile it with ``compile_timeline``."""
 

@@ -22,7 +22,6 @@ Speed scaling is the player's job; beats here are unscaled.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from scenarist.scenario.beats import (
     AssistantBeat,
@@ -52,12 +51,12 @@ from scenarist.scenario.model import (
     UserCancelSession,
     UserInputs,
 )
+from scenarist.scenario.record import Record
 
 __all__ = ["Beat", "Timeline", "compile_timeline"]
 
 
-@dataclass(frozen=True, slots=True)
-class Timeline:
+class Timeline(Record):
     """The compiled schedule of a scenario: beats sorted by time (stable)."""
 
     beats: tuple[Beat, ...]

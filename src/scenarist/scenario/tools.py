@@ -1,7 +1,8 @@
 """The tool vocabulary: one typed record per tool of the format, declared once.
 
-Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a slotted
-dataclass whose fields are the tool's arguments. The declaration is the only source of what
+Each tool of the spec (``runCmd``, ``readFile``, ..., ``slashCommand``) is a record
+(:class:`~scenarist.scenario.record.Record`, declared as a frozen dataclass is) whose fields
+are the tool's arguments. The declaration is the only source of what
 the format knows about a tool: its name and old names (``name``/``aliases`` class variables),
 each argument's spelling in YAML when it differs from the field name, its old spellings, its
 type, and whether it is required (a field without default). From it follow the loader's
@@ -16,28 +17,27 @@ checks (:mod:`scenarist.scenario.events`), the JSON Schema for editors
 
 Any other tool name (``agentToolUse`` with ``toolName: my_tool``) becomes a
 :class:`GenericTool` with its arguments as written. Adding a tool is one declaration:
-a dataclass with ``@register`` (see ``docs/scenario-api.md``).
+a record or a dataclass with ``@register`` (see ``docs/scenario-api.md``).
 
 This module does not postpone annotations (no ``from __future__ import annotations``), so the
 records' field types are objects once the classes exist and ``register`` reads a declaration
-straight off ``dataclasses.fields``. ``typing.get_type_hints``, needed for a record declared in
-a module that postpones them, compiles every annotation string: for the tools here that is
-~12 M of the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose
-start-up has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). For the
-same budget the records are not frozen and inherit ``__eq__`` and ``__repr__`` from
-:class:`~scenarist.scenario.record.Record` (see :mod:`scenarist.scenario.model`); a tool
-declared elsewhere may be any slotted dataclass.
+straight off its fields. ``typing.get_type_hints``, needed for a record declared in a module
+that postpones them, compiles every annotation string: for the tools here that is ~12 M of
+the ~490 M instructions of ``scenarist validate`` of one file (callgrind), whose start-up
+has a budget (docs/architecture.md, "Start-up budgets and ordinary code"). For the same
+budget the tools here are records rather than dataclasses (the figures are in
+:mod:`scenarist.scenario.record`); a tool declared elsewhere may be a record or any
+dataclass.
 """
 
-import dataclasses
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from scenarist.errors import ScenaristError
-from scenarist.scenario.record import Record
+from scenarist.scenario import record
+from scenarist.scenario.record import Record, field
 
 __all__ = [
     "TOOLS", "Arg", "ArgError", "BashOutput", "EditFile", "ExitPlanMode", "Find",
@@ -73,16 +73,14 @@ def spelling(key: str | None = None, *, aliases: tuple[str, ...] = ()) -> dict[s
 
 
 def register(cls: R) -> R:
-    """Add a tool record to :data:`TOOLS` (a class decorator, applied after ``@dataclass``).
+    """Add a tool record to :data:`TOOLS` (a class decorator on a :class:`Record`, or
+    applied after ``@dataclass``).
 
     Checks the declaration now, so a mistake fails at import, not on the first scenario.
     """
     name = cls.__dict__.get("name")
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__}: a tool record needs a class variable name = '...'")
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__}: decorate it with @dataclass(slots=True) "
-                        "below @register")
     spec = tool_spec(cls)
     for other in TOOLS.values():
         if other is cls:
@@ -108,10 +106,6 @@ class ArgError(ScenaristError, ValueError):
         self.example = example
 
 
-_NO_DEFAULT: Any = dataclasses.MISSING
-
-
-@dataclass(slots=True, eq=False, repr=False)
 class Arg(Record):
     """One argument as the format declares it, read off a record's field."""
 
@@ -190,7 +184,6 @@ _CONVERTERS: dict[ArgKind, Callable[[Any], Any]] = {
 }
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ToolSpec(Record):
     """A tool record's declaration, read once: name, old names, arguments in field order."""
 
@@ -243,20 +236,48 @@ def tool_spec(cls: type[Any]) -> ToolSpec:
     return spec
 
 
+class _Declared(Record):
+    """A field as a record or a dataclass declares it (both spell these alike)."""
+
+    name: str
+    type: Any
+    required: bool
+    default: Any
+    metadata: Mapping[str, Any]
+
+
+def _declared(cls: type[Any]) -> list[_Declared]:
+    """The fields of a record class or a dataclass; TypeError for any other class."""
+    if issubclass(cls, Record):
+        found: Any = record.fields(cls)
+        missing = record.MISSING
+    else:
+        import dataclasses  # only for a tool declared as a dataclass elsewhere
+
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{cls.__name__}: declare it as a Record (or decorate it with "
+                            "@dataclass below @register)")
+        found, missing = dataclasses.fields(cls), dataclasses.MISSING
+    out = []
+    for f in found:
+        required = f.default is missing and f.default_factory is missing
+        default = None if required else f.default_factory() if f.default is missing \
+            else f.default
+        out.append(_Declared(f.name, f.type, required, default, f.metadata))
+    return out
+
+
 def _read_spec(cls: type[Any]) -> ToolSpec:
-    fields = dataclasses.fields(cls)
+    fields = _declared(cls)
     hints = {f.name: f.type for f in fields}
     if any(isinstance(hint, str) for hint in hints.values()):  # postponed (see the module doc)
         hints = typing.get_type_hints(cls)
     args: list[Arg] = []
     for f in fields:
         kind, choices = _kind(hints[f.name], f"{cls.__name__}.{f.name}")
-        factory: Any = f.default_factory
-        required = f.default is _NO_DEFAULT and factory is _NO_DEFAULT
-        default = None if required else f.default if factory is _NO_DEFAULT else factory()
         args.append(Arg(f.name, f.metadata.get("scenarist.key") or f.name,
-                        tuple(f.metadata.get("scenarist.aliases", ())), kind, required,
-                        default, choices))
+                        tuple(f.metadata.get("scenarist.aliases", ())), kind, f.required,
+                        f.default, choices))
     return ToolSpec(cls.name, tuple(cls.__dict__.get("aliases", ())), tuple(args), cls)
 
 
@@ -323,7 +344,6 @@ def tool_args(tool: "Tool") -> dict[str, Json]:
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class RunCmd(Record):
     """Run a shell command."""
 
@@ -337,7 +357,6 @@ class RunCmd(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class ReadFile(Record):
     """Read a file (``offset``/``limit`` in lines)."""
 
@@ -350,7 +369,6 @@ class ReadFile(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class WriteFile(Record):
     """Write ``content`` to a file (create or replace)."""
 
@@ -361,7 +379,6 @@ class WriteFile(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class EditFile(Record):
     """Replace ``old_string`` by ``new_string`` in a file (the first one, or all)."""
 
@@ -374,7 +391,6 @@ class EditFile(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class Grep(Record):
     """Search files for a pattern (the ``-A``/``-B``/``-C``/``-n``/``-i`` flags of grep)."""
 
@@ -394,7 +410,6 @@ class Grep(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class ListDir(Record):
     """List a directory (all levels with ``recursive``; ``pattern`` is a glob)."""
 
@@ -406,7 +421,6 @@ class ListDir(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class Find(Record):
     """Find files by name pattern."""
 
@@ -417,7 +431,6 @@ class Find(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class Sed(Record):
     """Run a sed expression on a file (in place with ``inplace``)."""
 
@@ -428,7 +441,6 @@ class Sed(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class Task(Record):
     """Hand a task to a sub-agent."""
 
@@ -439,7 +451,6 @@ class Task(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class WebFetch(Record):
     """Fetch a URL (and ask ``prompt`` about it)."""
 
@@ -450,7 +461,6 @@ class WebFetch(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class WebSearch(Record):
     """Search the web."""
 
@@ -462,7 +472,6 @@ class WebSearch(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class TodoWrite(Record):
     """Replace the agent's todo list (``todos``: the list of todo objects)."""
 
@@ -472,7 +481,6 @@ class TodoWrite(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class NotebookEdit(Record):
     """Edit a Jupyter notebook cell."""
 
@@ -486,7 +494,6 @@ class NotebookEdit(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class ExitPlanMode(Record):
     """Leave plan mode with a plan."""
 
@@ -496,7 +503,6 @@ class ExitPlanMode(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class BashOutput(Record):
     """Read the output of a background shell (``filter``: a regular expression)."""
 
@@ -507,7 +513,6 @@ class BashOutput(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class KillShell(Record):
     """Kill a background shell."""
 
@@ -517,7 +522,6 @@ class KillShell(Record):
 
 
 @register
-@dataclass(slots=True, eq=False, repr=False)
 class SlashCommand(Record):
     """Run a slash command (``/compact``)."""
 
@@ -526,7 +530,6 @@ class SlashCommand(Record):
     command: str
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class GenericTool(Record):
     """A tool the vocabulary does not know: its name and arguments as written."""
 

@@ -29,15 +29,16 @@ for agents (and clients) whose only tool for it is a shell.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from scenarist.scenario.record import Record, replace
+
 __all__ = ["AgentCall", "Resolve", "against", "given", "relative", "relative_paths"]
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Record)
 
 #: a scenario path (None: the working directory) → the path the agent writes in a call
 Resolve = Callable[[str | None], str]
@@ -80,7 +81,7 @@ def relative_paths(tool: T, rel: Callable[[str], str]) -> T:
     (:func:`relative`); the record itself when it has neither."""
     changes = {key: rel(value) for key in ("path", "cwd")
                if isinstance(value := getattr(tool, key, None), str)}
-    return dataclasses.replace(tool, **changes) if changes else tool  # type: ignore[type-var]
+    return replace(tool, **changes) if changes else tool
 
 
 def given(**values: Any) -> dict[str, Any]:

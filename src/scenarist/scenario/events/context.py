@@ -9,18 +9,17 @@ Readers of one event family (:mod:`.llm`, :mod:`.tool_use`, :mod:`.agent`, :mod:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from scenarist.scenario.model import AcpCapabilities, Event
+from scenarist.scenario.record import Record, field
 from scenarist.scenario.report import Report, join
 from scenarist.scenario.source import MISSING
 
 __all__ = ["Handler", "ItemContext", "is_time", "read_step", "read_time"]
 
 
-@dataclass(slots=True)
-class ItemContext:
+class ItemContext(Record, frozen=False):
     """One timeline being read: where problems go, what is built, the item being read."""
 
     report: Report
