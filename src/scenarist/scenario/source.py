@@ -24,6 +24,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import scenarist.scenario.yaml_prime  # noqa: F401 - before PyYAML: makes its import cheaper
+
+# isort: split
 import yaml
 from yaml.composer import ComposerError
 from yaml.events import (
