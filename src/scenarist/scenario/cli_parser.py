@@ -19,11 +19,11 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from scenarist.errors import UsageError
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Parser", "UsageReported", "add_defines",
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "HelpFormatter", "Parser", "UsageReported", "add_defines",
            "add_format", "add_junit", "add_outside_paths", "add_scenario",
            "add_scenario_options", "add_speed", "add_tags", "add_timeout", "checked_speed",
            "define_symbols", "output_dir", "output_file", "output_problem", "run",
@@ -38,8 +38,38 @@ class UsageReported(UsageError):
     """A usage error that argparse has already printed; the command exits 2."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, given the terminal's width as ``shutil.get_terminal_size``
+    finds it: argparse would import shutil for it, and with shutil bz2 and lzma, ~1.5 ms of
+    ``scenarist validate``'s start-up, which has a budget (docs/architecture.md)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
+def _terminal_columns() -> int:
+    """``$COLUMNS``, else the width of the terminal on stdout, else 80 (as shutil's)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as exit 2 without raising SystemExit mid-way."""
+    """argparse that reports usage errors as exit 2 without raising SystemExit mid-way
+    (and formats help with :class:`HelpFormatter` unless told otherwise)."""
+
+    def __init__(self, *, formatter_class: type[argparse.HelpFormatter] = HelpFormatter,
+                 **kwargs: Any) -> None:
+        super().__init__(formatter_class=formatter_class, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
