@@ -5,9 +5,8 @@ as much as reading their YAML; the JSON Schema for editors is written out separa
 :mod:`scenarist.scenario.schema`. A loaded scenario is a value: front ends share it between
 requests. The records are :class:`~scenarist.scenario.record.Record` classes, declared and
 typed as dataclasses are, because ``scenarist validate`` of one file creates every class here
-and has a start-up budget (<= 5x ``python -c pass``, docs/architecture.md): as
-``@dataclass(frozen=True, slots=True)`` the ~60 classes here cost ~15 ms of its start,
-as records ~1 ms (figures in :mod:`scenarist.scenario.record`).
+and has a start-up budget (<= 5x ``python -c pass``, docs/architecture.md); a record class
+costs a fraction of a frozen dataclass (figures in :mod:`scenarist.scenario.record`).
 Field names are the spec's camelCase keys in snake_case. Every event carries its timeline
 ``index`` (position in the flattened timeline), its key ``path`` and its source
 ``line``/``col``.
