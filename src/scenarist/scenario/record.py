@@ -44,8 +44,6 @@ from scenarist.errors import ScenaristError
 
 __all__ = ["MISSING", "Field", "FrozenRecordError", "Record", "field", "fields", "replace"]
 
-R = TypeVar("R", bound="Record")
-
 
 class _Missing:
     __slots__ = ()
@@ -228,6 +226,9 @@ class Record(metaclass=_RecordType):
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         for name, value in zip(self.__record_fields__, state, strict=True):
             object.__setattr__(self, name, value)
+
+
+R = TypeVar("R", bound=Record)
 
 
 def fields(record: Record | type[Record]) -> tuple[Field, ...]:
