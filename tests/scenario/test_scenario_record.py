@@ -156,3 +156,28 @@ def test_declaration_mistakes_fail_when_the_class_is_created() -> None:
 
     with pytest.raises(ValueError, match="not both"):
         field(default=1, default_factory=int)
+
+
+@pytest.mark.slow  # a cold mypy run: ~40-60 s on a shared machine
+def test_mypy_reads_records_as_frozen_dataclasses(tmp_path: Path) -> None:
+    mypy = pytest.importorskip("mypy.api")
+    snippet = (
+        "from scenarist.scenario.record import Record, field\n"
+        "class P(Record):\n"
+        "    x: int\n"
+        "    y: str = field(default='a')\n"
+        "class K(P, kw_only=True):\n"
+        "    z: int\n"
+        "P(1, 'b')\n"
+        "K(1, z=2)\n"
+        "P('no')\n"
+        "K(1, 'b', 2)\n"
+        "P(1).x = 3\n"
+    )
+    out, _, status = mypy.run(["--strict", "--no-error-summary", "--config-file=",
+                               f"--cache-dir={tmp_path}", "-c", snippet])
+    assert status == 1
+    assert [line.split(": error: ")[0] for line in out.splitlines()] == [
+        "<string>:9", "<string>:10", "<string>:11"]
+    assert 'Argument 1 to "P" has incompatible type "str"; expected "int"' in out
+    assert 'Too many positional arguments for "K"' in out and '"x" defined in "P" is read-only' in out
