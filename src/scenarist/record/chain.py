@@ -123,6 +123,18 @@ class Beat:
 def beats(chain: Chain) -> Iterator[Beat]:
     """What the conversation said, in order (see the module docstring)."""
     outcomes = {o.id: o for o in chain.last.items if isinstance(o, Outcome)}
+    calls: dict[str, int] = {}  # how many calls of each function so far
+    for beat in _said(chain, outcomes):
+        if isinstance(beat.item, Call):
+            name = beat.item.name
+            calls[name] = calls.get(name, 0) + 1
+            if not beat.item.id:  # an answer's call without an id (Gemini may leave it out)
+                call = replace(beat.item, id=f"{name}#{calls[name]}")  # named as history.py does
+                beat = Beat(call, beat.delay_ms, outcomes.get(call.id))
+        yield beat
+
+
+def _said(chain: Chain, outcomes: dict[str, Outcome]) -> Iterator[Beat]:
     yield from _lead_in(chain.first, outcomes)
     seen_prompts = len(chain.first.prompts)
     for exchange in chain.exchanges:
