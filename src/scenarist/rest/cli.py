@@ -6,10 +6,12 @@ scenarios.
                    [--speed F | --scenario-speed F] [--scenario-define K=V | --define K=V ...]
                    [--cors ORIGIN ...] [--api-key KEY] [--dialect typed|webui]
                    [--heartbeat S] [--rate-limit N] [--lease-ms MS] [--max-sessions N]
+                   [--chaos RATE[:KIND,...]] [--seed N]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the store is open and the socket
 accepts connections; ``--port 0`` picks a free port. SIGTERM or Ctrl-C stops it (exit 0)
-within a second, however many sessions play and streams are open.
+within a second, however many sessions play and streams are open. Scenario faults this
+server does not play are listed as warnings on stderr first (docs/faults.md).
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ import argparse
 import asyncio
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
@@ -36,6 +38,15 @@ from scenarist.scenario.cli_parser import (
 )
 from scenarist.serving import bind_or_report, quiet_server_class, shown_url
 
+if TYPE_CHECKING:
+    from scenarist.faults import Chaos
+    from scenarist.scenario.model import Fault
+
+#: The fault kinds an SSE stream plays (docs/faults.md, REST): ``--chaos`` picks among them.
+STREAM_KINDS = ("disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate",
+                "reorder", "httpStatus", "fragment")
+#: A ``--chaos`` fault strikes within this many frames of a stream's start.
+CHAOS_FRAMES = 16
 DEFAULT_PORT = 38180
 MAX_SESSIONS = 1000
 SHUTDOWN_GRACE_S = 0.5  # open connections get this long once streams have ended
@@ -69,6 +80,11 @@ def parser() -> Parser:
     p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
                    help="sessions played at once; a task over it gets 429 "
                    f"(default {MAX_SESSIONS})")
+    p.add_argument("--chaos", metavar="RATE[:KIND,...]",
+                   help="fault this share (0..1) of SSE stream requests, by the kinds named "
+                   "(default: every kind a stream plays); see docs/faults.md")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="the --chaos seed: the same seed faults the same requests (default 0)")
     return p
 
 
@@ -107,15 +123,18 @@ def _start(args: argparse.Namespace) -> int:
     if missing:
         print(f"scenarist rest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
+    from scenarist.faults import ChaosError, parse_chaos, unplayed
     from scenarist.rest.store import StoreUrlError, open_store
     from scenarist.scenario import ScenarioError, load_scenarios, parse_defines
 
     try:
+        args.chaos = None if args.chaos is None else \
+            parse_chaos(args.chaos, args.seed, STREAM_KINDS)
         store = open_store(args.store)
         scenarios = select_tags(load_scenarios([Path(p) for p in args.scenario],
                                                defines=parse_defines(list(args.define))),
                                 args.tags)
-    except (StoreUrlError, ValueError, ScenarioError) as exc:  # ValueError: a define, a tag
+    except (ChaosError, StoreUrlError, ValueError, ScenarioError) as exc:  # ValueError: a define
         print(f"scenarist rest: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
@@ -125,6 +144,9 @@ def _start(args: argparse.Namespace) -> int:
         print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
               "scenario files or directories that contain *.yaml files", file=sys.stderr)
         return EXIT_USAGE
+    for scenario in scenarios:
+        for issue in unplayed(scenario, "rest"):
+            print(f"scenarist rest: {issue}", file=sys.stderr)
     sock = bind_or_report("scenarist rest", args.host, args.port)
     if sock is None:
         return EXIT_FAILED
@@ -156,7 +178,8 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
                         lease_ms=args.lease_ms)
     options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
                       dialect=args.dialect, rate_per_minute=args.rate_limit,
-                      max_sessions=args.max_sessions, version=__version__)
+                      max_sessions=args.max_sessions, version=__version__,
+                      chaos=None if args.chaos is None else stream_chaos(args.chaos))
     server = RestServer(sessions, index, options)
     await sessions.start()
     # the grace is a float of seconds: uvicorn hands it to asyncio.wait_for, typed int
@@ -171,6 +194,13 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
         await sessions.close()
         await store.close()
     return 0
+
+
+def stream_chaos(chaos: Chaos) -> Callable[[str], Fault | None]:
+    """The ``--chaos`` decision for a stream request, by what identifies it."""
+    from scenarist.faults import chaos_fault
+
+    return lambda identity: chaos_fault(chaos, identity.encode(), CHAOS_FRAMES)
 
 
 def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop,

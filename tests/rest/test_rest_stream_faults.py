@@ -1,0 +1,328 @@
+"""Faults on the REST server's SSE streams (issue 25): the scenario's and ``--chaos``'s.
+
+A real SSE client (httpx + httpx-sse) reads each session the way an ``EventSource`` does:
+until the stream is cut or ends, then again with ``Last-Event-ID`` (the last id it saw),
+dropping frames whose data is not JSON and ids it already has. Whatever the faults, what it
+ends up with is the session's stored history, no event lost, none twice, on every store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from httpx_sse import aconnect_sse
+from restkit import HERE, SCENARIOS, rest_server
+from scenarist.faults import Close, End, Pause, Write
+from sse import API
+
+from scenarist.rest.delivery import Delivery, Outgoing, malformed_frame
+from scenarist.rest.events import plan_session
+from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
+from scenarist.scenario.model import Fault
+
+FAULTED = HERE / "fault_scenarios" / "stream-faults.yaml"
+FINAL = ("completed", "failed", "stopped", "cancelled")
+
+
+@dataclass
+class Leg:
+    """One connection: the Last-Event-ID it sent, the frames it got (id, event, data) and
+    how it ended: ``cut`` (the body was incomplete), ``end`` (a clean end without the
+    final status), ``final``, or the status of a refused request."""
+
+    since: int | None
+    frames: list[tuple[int, str, str]] = field(default_factory=list)
+    ending: str = "end"
+
+
+@dataclass
+class Reader:
+    """What the client kept: the data of each id, and the legs it took."""
+
+    legs: list[Leg] = field(default_factory=list)
+    by_id: dict[int, list[Any]] = field(default_factory=dict)
+    malformed: int = 0
+
+    @property
+    def events(self) -> list[tuple[int, Any]]:
+        return sorted((n, copies[0]) for n, copies in self.by_id.items())
+
+
+async def read_resuming(client: httpx.AsyncClient, sid: str, legs: int = 60) -> Reader:
+    """Read ``sid`` to its final status as an ``EventSource`` would (see the module doc)."""
+    reader = Reader()
+    last: int | None = None
+    for _ in range(legs):
+        leg = Leg(last)
+        reader.legs.append(leg)
+        headers = {} if last is None else {"last-event-id": str(last)}
+        try:
+            async with aconnect_sse(client, "GET", f"{API}/sessions/{sid}/events",
+                                    headers=headers) as source:
+                if source.response.status_code != 200:
+                    leg.ending = str(source.response.status_code)
+                    continue
+                async for sse in source.aiter_sse():
+                    if not sse.data:
+                        continue  # a heartbeat
+                    leg.frames.append((int(sse.id), sse.event, sse.data))
+                    last = int(sse.id)
+                    try:
+                        body = json.loads(sse.data)
+                    except json.JSONDecodeError:
+                        reader.malformed += 1
+                        continue
+                    reader.by_id.setdefault(int(sse.id), []).append(body)
+                    if body["type"] == "status" and body["status"] in FINAL:
+                        leg.ending = "final"
+        except httpx.RemoteProtocolError:
+            leg.ending = "cut"
+        if leg.ending == "final":
+            return reader
+    raise AssertionError(f"no final status after {legs} connections: {reader.legs}")
+
+
+async def history(client: httpx.AsyncClient, sid: str) -> list[tuple[int, Any]]:
+    page = (await client.get(f"{API}/sessions/{sid}/events?sort=asc&perPage=200")).json()
+    return [(item.pop("id"), item) for item in page["items"]]
+
+
+async def start(client: httpx.AsyncClient, scenario: str) -> str:
+    created = await client.post(f"{API}/tasks", headers={"x-scenario-name": scenario},
+                                json={"prompt": "Break the stream"})
+    assert created.status_code == 201, created.text
+    sid: str = created.json()["session_ids"][0]
+    return sid
+
+
+async def finished(client: httpx.AsyncClient, sid: str) -> None:
+    for _ in range(400):
+        if (await client.get(f"{API}/sessions/{sid}")).json()["status"] in FINAL:
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"session {sid} did not finish")
+
+
+def without_faults(source: Path, target: Path) -> Path:
+    """The same scenario with every ``fault`` line removed (named ``stream-uncut``)."""
+    lines = [line for line in source.read_text().splitlines() if "fault:" not in line]
+    text = "\n".join(lines).replace("name: stream-faults", "name: stream-uncut")
+    target.write_text(text + "\n")
+    return target
+
+
+def content(events: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    return [(n, {k: v for k, v in body.items() if k != "ts"}) for n, body in events]
+
+
+@pytest.fixture(params=["memory", "file", "redis"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "memory":
+        yield "sqlite://"
+    elif request.param == "file":
+        yield f"sqlite:///{tmp_path / 'rest.db'}"
+    else:
+        import redis
+
+        url = request.getfixturevalue("redis_url")
+        redis.Redis.from_url(url).flushdb()
+        yield url
+
+
+async def test_a_resuming_client_loses_and_repeats_nothing_whatever_the_faults(
+        store_url: str, tmp_path: Path) -> None:
+    uncut = without_faults(FAULTED, tmp_path / "uncut.yaml")
+    with rest_server("--store", store_url, scenarios=[FAULTED, uncut]) as srv:
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
+            faulted, plain = await start(client, "stream-faults"), \
+                await start(client, "stream-uncut")
+            reader, whole = await asyncio.gather(read_resuming(client, faulted),
+                                                 read_resuming(client, plain))
+            stored = await history(client, faulted)
+    assert [leg.ending for leg in reader.legs] == ["cut", "cut", "end", "cut", "final"]
+    assert [leg.ending for leg in whole.legs] == ["final"]
+    # the union is the stored history, which is the uncut run's, id for id
+    assert reader.events == stored
+    assert [n for n, _ in stored] == list(range(1, len(stored) + 1))
+    assert content(stored) == content(whole.events)
+    # each fault did what it says, and only once (``times: 1``)
+    assert reader.malformed == 1
+    repeated = {n: len(c) for n, c in reader.by_id.items() if len(c) > 1}
+    texts = {n: body.get("thought") or body.get("message") for n, body in stored}
+    assert [texts[n] for n in repeated] == ["six"]  # the duplicate, id and all
+    second = [texts[n] for n, _, _ in reader.legs[1].frames]
+    assert second[second.index("seven") + 1:][:3] == ["nine", "eight", "ten"]  # reordered
+    assert texts[reader.legs[2].frames[0][0]] == "eleven"  # cut inside its frame: resent
+    assert reader.legs[3].since == reader.legs[2].frames[-1][0]
+
+
+#: chaos that makes the client reconnect, so a run has many streams
+CUTTING = "0.8:disconnect,truncate,httpStatus"
+
+
+async def test_the_same_chaos_seed_cuts_the_same_streams(tmp_path: Path) -> None:
+    paced = SCENARIOS / "paced.yaml"
+
+    async def trace(seed: int) -> tuple[list[tuple[int | None, int, str]], bool]:
+        with rest_server("--speed", "0.05", "--chaos", CUTTING, "--seed", str(seed),
+                         scenarios=[paced]) as srv:
+            async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
+                sid = await start(client, "paced")
+                await finished(client, sid)
+                reader = await read_resuming(client, sid, legs=200)
+                exact = reader.events == await history(client, sid)
+        return [(leg.since, len(leg.frames), leg.ending) for leg in reader.legs], exact
+
+    (legs, exact), again, (other, other_exact) = await trace(7), await trace(7), await trace(8)
+    assert again == (legs, exact) and other != legs
+    assert sum(1 for leg in legs if leg[2] != "final") >= 3  # it did strike
+    assert exact and other_exact  # whatever the cuts: the whole history, each event once
+
+
+def test_faults_are_placed_on_the_event_a_stream_reaches_them_at() -> None:
+    planned = plan_session(compile_timeline(load_scenario(FAULTED)))
+    placed = [(p.body.get("thought") or p.body.get("message") or p.body.get("status"),
+               [f.kind for f in p.faults]) for p in planned if p.faults]
+    assert placed == [("three", ["disconnect"]), ("five", ["malformed"]), ("six", ["duplicate"]),
+                      ("eight", ["reorder"]), ("ten", ["stall"]),
+                      ("eleven", ["fragment", "disconnect"]), ("fourteen", ["truncate"]),
+                      ("fifteen", ["stall"])]
+    counted = load_scenario_text(
+        "name: t\ntimeline:\n  - llmResponse:\n      - think: [[0, a], [0, b], [0, c]]\n"
+        "      - fault: {kind: truncate, afterEvents: 1}\n  - fault: {kind: exit}\n")
+    plan = plan_session(compile_timeline(counted))
+    assert [(p.body.get("thought"), [f.kind for f in p.faults]) for p in plan if p.faults] == [
+        ("b", ["truncate"]), (None, ["exit"])]  # the last: before the final status
+
+
+def frame(n: int, text: str = "x") -> Outgoing:
+    return Outgoing(n, f"id: {n}\ndata: {{\"t\":\"{text}\"}}\n\n".encode())
+
+
+def writes(actions: list[Any]) -> bytes:
+    return b"".join(a.data for a in actions if isinstance(a, Write))
+
+
+def test_delivery_strikes_between_and_inside_frames() -> None:
+    d = Delivery()
+    assert d.feed(frame(1)) == [Write(frame(1).frame or b"", 1)]
+    d.arm(Fault(kind="duplicate"))
+    assert writes(d.feed(frame(2))) == (frame(2).frame or b"") * 2
+    d.arm(Fault(kind="reorder"))
+    assert d.feed(frame(3)) == []
+    assert writes(d.feed(frame(4))) == (frame(4).frame or b"") + (frame(3).frame or b"")
+    d.arm(Fault(kind="stall", ms=50))
+    assert d.feed(frame(5))[0] == Pause(50)
+    d.arm(Fault(kind="disconnect"), 5)
+    assert d.feed(frame(6)) == [Write(b"id: 6", 6), Close()] and d.done
+    assert d.feed(frame(7)) == []
+    truncated = Delivery()
+    truncated.arm(Fault(kind="truncate"))
+    assert truncated.feed(frame(1)) == [End()]
+
+
+def test_reorder_never_moves_an_event_past_the_final_status() -> None:
+    d = Delivery()
+    d.arm(Fault(kind="reorder"))
+    assert d.feed(frame(1)) == []
+    final = Outgoing(2, b"id: 2\ndata: {}\n\n", final=True)
+    assert writes(d.feed(final)) == (frame(1).frame or b"") + (final.frame or b"")
+
+
+def test_fragments_and_whole_frame_kinds_placed_by_bytes() -> None:
+    d = Delivery()
+    d.arm(Fault(kind="fragment", chunk_bytes=4), 3)
+    actions = d.feed(frame(1))
+    assert [len(a.data) for a in actions if isinstance(a, Write)] == [3, 4, 4, 4, 4, 4]  # 23 bytes
+    assert writes(actions) == frame(1).frame
+    late = Delivery()
+    late.arm(Fault(kind="malformed", text="not json"), 2)
+    assert writes(late.feed(frame(1))) == frame(1).frame  # waits for the frame's end
+    assert writes(late.feed(frame(2))) == b"data: not json\n\n" + (frame(2).frame or b"")
+
+
+def test_a_malformed_frame_has_no_id_and_keeps_the_event_name() -> None:
+    bad = malformed_frame(b'id: 4\nevent: status\ndata: {"status":"running"}\n\n', None)
+    assert bad == b'event: status\ndata: {"status":\n\n'
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(bad.split(b"data: ")[1])
+
+
+#: one fault of each kind an SSE stream plays, placed after the response's first two events
+KINDS = {
+    "disconnect": "{kind: disconnect}",
+    "truncate": "{kind: truncate}",
+    "malformed": "{kind: malformed}",
+    "stall": "{kind: stall, ms: 200}",
+    "slowFirstByte": "{kind: slowFirstByte, ms: 200}",
+    "duplicate": "{kind: duplicate}",
+    "reorder": "{kind: reorder}",
+    "httpStatus": "{kind: httpStatus, statusCode: 503, retryAfterSeconds: 1}",
+    "fragment": "{kind: fragment, bytes: 5}",
+}
+
+
+def one_fault(kind: str, folder: Path) -> Path:
+    path = folder / f"{kind}.yaml"
+    path.write_text(f"name: fault-{kind}\ntimeline:\n  - llmResponse:\n"
+                    "      - think: [[10, one], [10, two]]\n"
+                    f"      - fault: {KINDS[kind]}\n"
+                    "      - assistant: [[10, three], [10, four]]\n")
+    return path
+
+
+def verdict(reader: Reader, exact: bool) -> str:
+    """What the resuming httpx-sse client saw and did, in words (docs/faults.md's rows)."""
+    said = {"cut": "body cut (httpx RemoteProtocolError)",
+            "end": "stream ends before the final status"}
+    parts = [said.get(leg.ending, f"HTTP {leg.ending} (problem+json)")
+             for leg in reader.legs[:-1]]
+    if len(reader.legs) > 1:
+        parts.append("reconnects with Last-Event-ID")
+    if reader.malformed:
+        parts.append(f"{reader.malformed} frame not JSON (JSONDecodeError), skipped")
+    twice = sum(len(copies) - 1 for copies in reader.by_id.values())
+    if twice:
+        parts.append(f"{twice} id sent twice, dropped by id")
+    ids = [n for leg in reader.legs for n, _, _ in leg.frames]
+    if any(b < a for a, b in itertools.pairwise(ids)):
+        parts.append("ids out of order, kept by id")
+    parts.append("every event once" if exact else "events lost")
+    return "; ".join(parts)
+
+
+async def test_each_kind_with_a_resuming_httpx_sse_client(tmp_path: Path) -> None:
+    paths = [one_fault(kind, tmp_path) for kind in KINDS]
+    with rest_server(scenarios=paths) as srv:
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
+            seen = {}
+            for kind in KINDS:
+                sid = await start(client, f"fault-{kind}")
+                reader = await read_resuming(client, sid)
+                seen[kind] = verdict(reader, reader.events == await history(client, sid))
+    assert all(v.endswith("every event once") for v in seen.values()), seen
+    assert seen["disconnect"].startswith("body cut") and seen["truncate"].startswith("stream ends")
+    assert seen["httpStatus"].startswith("HTTP 503")
+    assert seen["stall"] == seen["fragment"] == seen["slowFirstByte"] == "every event once"
+
+
+def test_the_server_warns_at_start_about_kinds_it_does_not_play(tmp_path: Path) -> None:
+    path = tmp_path / "exit.yaml"
+    path.write_text("name: exits\ntimeline:\n  - llmResponse:\n      - assistant: [[0, hi]]\n"
+                    "  - fault: {kind: exit, code: 3}\n  - fault: {kind: stderr, text: noise}\n")
+    with rest_server(scenarios=[path]) as srv:
+        for _ in range(100):  # stderr is read by a thread of its own
+            if (warned := srv.stderr).count("warning:") >= 2:
+                break
+            time.sleep(0.05)
+    assert warned.count("warning:") == 2 and "exit" in warned and "stderr" in warned
+    assert f"{path}:5:" in warned
