@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -300,7 +300,14 @@ def verdict(reader: Reader, exact: bool) -> str:
     return "; ".join(parts)
 
 
-async def test_each_kind_with_a_resuming_httpx_sse_client(tmp_path: Path) -> None:
+Verdict = Callable[[str, str, str, str], None]
+#: the clients of docs/faults.md's REST rows
+HTTPX_SSE = "httpx-sse, reconnecting like an EventSource"
+CHROMIUM_EVENT_SOURCE = "EventSource (chromium)"
+
+
+async def test_each_kind_with_a_resuming_httpx_sse_client(tmp_path: Path,
+                                                          fault_verdict: Verdict) -> None:
     paths = [one_fault(kind, tmp_path) for kind in KINDS]
     with rest_server(scenarios=paths) as srv:
         async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
@@ -309,6 +316,8 @@ async def test_each_kind_with_a_resuming_httpx_sse_client(tmp_path: Path) -> Non
                 sid = await start(client, f"fault-{kind}")
                 reader = await read_resuming(client, sid)
                 seen[kind] = verdict(reader, reader.events == await history(client, sid))
+    for kind, observed in seen.items():
+        fault_verdict("rest", HTTPX_SSE, kind, observed)
     assert all(v.endswith("every event once") for v in seen.values()), seen
     assert seen["disconnect"].startswith("body cut") and seen["truncate"].startswith("stream ends")
     assert seen["httpStatus"].startswith("HTTP 503")
@@ -326,3 +335,79 @@ def test_the_server_warns_at_start_about_kinds_it_does_not_play(tmp_path: Path) 
             time.sleep(0.05)
     assert warned.count("warning:") == 2 and "exit" in warned and "stderr" in warned
     assert f"{path}:5:" in warned
+
+
+EVENT_SOURCE_PAGE = """<!doctype html><meta charset=utf-8><title>faults</title><script>
+const sid = new URLSearchParams(location.search).get("sid");
+const seen = [], log = {opens: 0, errors: 0, malformed: 0};
+const source = new EventSource(`/api/v1/sessions/${sid}/events`);
+function done(how) { source.close(); log.end = how; window.result = {seen, ...log}; }
+source.onopen = () => { log.opens += 1; };
+source.onerror = () => {
+  log.errors += 1;
+  if (source.readyState === EventSource.CLOSED) done("closed");
+};
+source.onmessage = e => {
+  let body;
+  try { body = JSON.parse(e.data); } catch { log.malformed += 1; return; }
+  seen.push([Number(e.lastEventId), body]);
+  if (body.type === "status" && ["completed", "failed"].includes(body.status)) done("final");
+};
+</script>"""
+
+
+def browser_verdict(result: dict[str, Any], stored: list[tuple[int, Any]]) -> str:
+    """What chromium's EventSource did, in words (docs/faults.md's rows)."""
+    ids = [n for n, _ in result["seen"]]
+    parts = []
+    if result["end"] == "closed":
+        parts.append("error event, readyState CLOSED: no reconnect")
+    elif result["opens"] > 1:
+        parts.append(f"reconnects by itself {result['opens'] - 1}× with Last-Event-ID")
+    if result["malformed"]:
+        parts.append(f"JSON.parse throws on {result['malformed']} message")
+    if len(ids) > len(set(ids)):
+        parts.append(f"{len(ids) - len(set(ids))} message repeated (no dedup by id)")
+    if ids != sorted(ids):
+        parts.append("messages out of order")
+    kept = sorted(dict(result["seen"]).items())
+    if result["end"] == "final":
+        parts.append("every event once by id" if kept == stored else "events lost")
+    return "; ".join(parts) or "no visible effect"
+
+
+@pytest.mark.browser
+async def test_each_kind_in_chromium_event_source(tmp_path: Path,
+                                                  fault_verdict: Verdict) -> None:
+    from playwright.async_api import Route, async_playwright
+    from test_rest_browser import ARGS, CHROMIUM
+
+    paths = [one_fault(kind, tmp_path) for kind in KINDS]
+    seen = {}
+    with rest_server(scenarios=paths) as srv:
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client, \
+                async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = await browser.new_page()
+
+                async def serve_page(route: Route) -> None:
+                    await route.fulfill(body=EVENT_SOURCE_PAGE, content_type="text/html")
+
+                await page.route(f"{srv.base_url}/viewer*", serve_page)
+                for kind in KINDS:
+                    sid = await start(client, f"fault-{kind}")
+                    await page.goto(f"{srv.base_url}/viewer?sid={sid}")
+                    await page.wait_for_function("window.result !== undefined", timeout=30_000)
+                    result = await page.evaluate("window.result")
+                    seen[kind] = browser_verdict(
+                        {**result, "seen": [(n, b) for n, b in result["seen"]]},
+                        await history(client, sid))
+            finally:
+                await browser.close()
+    for kind, observed in seen.items():
+        fault_verdict("rest", CHROMIUM_EVENT_SOURCE, kind, observed)
+    assert seen["disconnect"].startswith("reconnects by itself 1×"), seen
+    assert seen["httpStatus"] == "error event, readyState CLOSED: no reconnect"
+    assert "repeated" in seen["duplicate"] and "out of order" in seen["reorder"]
+    assert seen["stall"] == seen["fragment"] == "every event once by id"
