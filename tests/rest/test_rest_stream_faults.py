@@ -21,9 +21,9 @@ import httpx
 import pytest
 from httpx_sse import aconnect_sse
 from restkit import HERE, SCENARIOS, rest_server
-from scenarist.faults import Close, End, Pause, Write
 from sse import API
 
+from scenarist.faults import Close, End, Pause, Write
 from scenarist.rest.delivery import Delivery, Outgoing, malformed_frame
 from scenarist.rest.events import plan_session
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text

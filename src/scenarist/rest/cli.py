@@ -42,9 +42,6 @@ if TYPE_CHECKING:
     from scenarist.faults import Chaos
     from scenarist.scenario.model import Fault
 
-#: The fault kinds an SSE stream plays (docs/faults.md, REST): ``--chaos`` picks among them.
-STREAM_KINDS = ("disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate",
-                "reorder", "httpStatus", "fragment")
 #: A ``--chaos`` fault strikes within this many frames of a stream's start.
 CHAOS_FRAMES = 16
 DEFAULT_PORT = 38180
@@ -123,13 +120,13 @@ def _start(args: argparse.Namespace) -> int:
     if missing:
         print(f"scenarist rest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
-    from scenarist.faults import ChaosError, parse_chaos, unplayed
+    from scenarist.faults import CHANNELS, ChaosError, parse_chaos, unplayed
     from scenarist.rest.store import StoreUrlError, open_store
     from scenarist.scenario import ScenarioError, load_scenarios, parse_defines
 
     try:
         args.chaos = None if args.chaos is None else \
-            parse_chaos(args.chaos, args.seed, STREAM_KINDS)
+            parse_chaos(args.chaos, args.seed, CHANNELS["rest"].timeline)
         store = open_store(args.store)
         scenarios = select_tags(load_scenarios([Path(p) for p in args.scenario],
                                                defines=parse_defines(list(args.define))),

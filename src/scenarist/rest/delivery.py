@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scenarist.faults import Close, End, Pause, Write
+from scenarist.faults import CHANNELS, Close, End, Pause, Write
 from scenarist.scenario.model import Fault
 
 __all__ = [
@@ -61,9 +61,12 @@ class FaultPoint:
 
 
 def fault_points(faults_at: Sequence[Sequence[Fault]]) -> tuple[FaultPoint, ...]:
-    """The fault points of a plan, given each planned event's faults, in plan order."""
+    """The fault points of a plan, given each planned event's faults, in plan order; the
+    kinds a stream does not play (warned about at start) are left out."""
+    played = CHANNELS["rest"].timeline
     return tuple(FaultPoint(pos, fault, f"{pos}.{k}")
-                 for pos, faults in enumerate(faults_at) for k, fault in enumerate(faults))
+                 for pos, faults in enumerate(faults_at) for k, fault in enumerate(faults)
+                 if fault.kind in played)
 
 
 @dataclass(frozen=True, slots=True)
