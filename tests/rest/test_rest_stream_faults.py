@@ -29,7 +29,7 @@ from scenarist.rest.events import plan_session
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
 from scenarist.scenario.model import Fault
 
-FAULTED = HERE / "fault_scenarios" / "stream-faults.yaml"
+FAULTED = HERE / "fault_scenarios" / "rest-stream-faults.yaml"
 FINAL = ("completed", "failed", "stopped", "cancelled")
 
 
@@ -115,7 +115,7 @@ async def finished(client: httpx.AsyncClient, sid: str) -> None:
 def without_faults(source: Path, target: Path) -> Path:
     """The same scenario with every ``fault`` line removed (named ``stream-uncut``)."""
     lines = [line for line in source.read_text().splitlines() if "fault:" not in line]
-    text = "\n".join(lines).replace("name: stream-faults", "name: stream-uncut")
+    text = "\n".join(lines).replace("name: rest-stream-faults", "name: stream-uncut")
     target.write_text(text + "\n")
     return target
 
@@ -143,7 +143,7 @@ async def test_a_resuming_client_loses_and_repeats_nothing_whatever_the_faults(
     uncut = without_faults(FAULTED, tmp_path / "uncut.yaml")
     with rest_server("--store", store_url, scenarios=[FAULTED, uncut]) as srv:
         async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
-            faulted, plain = await start(client, "stream-faults"), \
+            faulted, plain = await start(client, "rest-stream-faults"), \
                 await start(client, "stream-uncut")
             reader, whole = await asyncio.gather(read_resuming(client, faulted),
                                                  read_resuming(client, plain))
