@@ -20,10 +20,11 @@ from typing import Any
 import httpx
 import pytest
 from httpx_sse import aconnect_sse
-from restkit import HERE, SCENARIOS, rest_server
+from restkit import HERE, SCENARIOS, problem, rest_server
 from sse import API
 
 from scenarist.faults import Close, End, Pause, Write
+from scenarist.rest.app import CHAOS_HEADER
 from scenarist.rest.delivery import Delivery, Outgoing, malformed_frame
 from scenarist.rest.events import plan_session
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text
@@ -186,6 +187,20 @@ async def test_the_same_chaos_seed_cuts_the_same_streams(tmp_path: Path) -> None
     assert again == (legs, exact) and other != legs
     assert sum(1 for leg in legs if leg[2] != "final") >= 3  # it did strike
     assert exact and other_exact  # whatever the cuts: the whole history, each event once
+
+
+async def test_a_request_header_asks_for_chaos_on_its_stream_alone() -> None:
+    with rest_server("--speed", "0.05", "--seed", "3",
+                     scenarios=[SCENARIOS / "paced.yaml"]) as srv:
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
+            sid = await start(client, "paced")
+            await finished(client, sid)
+            url, sse = f"{API}/sessions/{sid}/events", {"accept": "text/event-stream"}
+            cut = await client.get(url, headers=sse | {CHAOS_HEADER: "1:truncate"})
+            whole = await client.get(url, headers=sse)
+            bad = await client.get(url, headers=sse | {CHAOS_HEADER: "often"})
+    assert 1 <= cut.text.count("data: ") <= 16 and whole.text.count("data: ") == 124
+    assert CHAOS_HEADER in str(problem(bad, 400)["detail"])
 
 
 def test_faults_are_placed_on_the_event_a_stream_reaches_them_at() -> None:

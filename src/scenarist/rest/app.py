@@ -31,7 +31,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from scenarist.faults import Close, Pause, Write
+from scenarist.faults import (
+    CHANNELS,
+    Chaos,
+    ChaosError,
+    Close,
+    Pause,
+    Write,
+    chaos_fault,
+    parse_chaos,
+)
 from scenarist.json_out import dump_bytes
 from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
@@ -77,6 +86,10 @@ _BATCH = 500
 #: so each stream finishes its response instead of being cut.
 _STREAM_GRACE_S = 0.5
 _PING = b": ping\n\n"
+#: A test suite's chaos for one stream request: ``RATE[:kind,kind]``, with ``--seed``.
+CHAOS_HEADER = "x-scenarist-chaos"
+#: A chaos fault strikes within this many frames of its stream's start.
+_CHAOS_FRAMES = 16
 #: How far back a resumed stream looks for the planned event it resumes after.
 _LOOK_BACK = 64
 
@@ -93,8 +106,8 @@ class Options:
     rate_per_minute: int = 0  # 0: no limit
     max_sessions: int = MAX_SESSIONS  # sessions this replica plays at once (docs/limits.md)
     version: str = "0"
-    #: ``--chaos``: the fault (if any) for a stream request, by what identifies it
-    chaos: Callable[[str], Fault | None] | None = None
+    chaos: Chaos | None = None  # --chaos (a request's x-scenarist-chaos header overrides it)
+    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +143,7 @@ class RestServer:
                 ProblemCORS, allow_origins=list(self.options.cors),
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["authorization", "content-type", "last-event-id",
-                               "idempotency-key", "x-scenario-name"],
+                               "idempotency-key", "x-scenario-name", CHAOS_HEADER],
                 expose_headers=["retry-after"]))
         self.app = Guard(Starlette(routes=self.routes(), middleware=middleware,
                                    exception_handlers={HTTPException: _http_problem,
@@ -364,7 +377,7 @@ class RestServer:
             raise Problem(400, f"Last-Event-ID {q.since} is past the session's last event "
                           f"({last}); reconnect without it to read from the start",
                           errors={"Last-Event-ID": [f"must be at most {last}"]})
-        faults = await self._faults(row, q.since)
+        faults = await self._faults(row, q.since, self._chaos(request))
         if faults is None:
             body = self._stream(row.id, q.since, q.dialect)
         else:
@@ -376,15 +389,28 @@ class RestServer:
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 
-    async def _faults(self, row: SessionRow, after: int) -> _StreamFaults | None:
+    def _chaos(self, request: Request) -> Chaos | None:
+        header = request.headers.get(CHAOS_HEADER)
+        if header is None:
+            return self.options.chaos
+        try:
+            return parse_chaos(header, self.options.seed, CHANNELS["rest"].timeline)
+        except ChaosError as exc:
+            raise Problem(400, f"{CHAOS_HEADER}: {exc}",
+                          errors={CHAOS_HEADER: ["must be RATE[:kind,kind]"]}) from None
+
+    async def _faults(self, row: SessionRow, after: int,
+                      chaos_of: Chaos | None) -> _StreamFaults | None:
         """What may strike a stream of ``row`` after ``after`` (None: nothing, the plain
-        path). A ``--chaos`` decision depends on the scenario and the position only, so
-        the same seed cuts the same streams whatever the session's random id."""
+        path). A chaos decision depends on the scenario, the position and how many
+        requests resumed there before (a retry decides anew), so the same seed cuts the
+        same streams whatever the session's random id."""
         points = self.fault_points.get(row.scenario, ())
         chaos = None
-        if self.options.chaos is not None:  # a retry from the same place decides anew
+        if chaos_of is not None:
             tries = await self.store.strike(row.id, f"chaos after {after}")
-            chaos = self.options.chaos(f"rest {row.scenario} after {after} try {tries}")
+            chaos = chaos_fault(chaos_of, f"rest {row.scenario} after {after} try {tries}"
+                                .encode(), _CHAOS_FRAMES)
         if not points and chaos is None:
             return None
         last_pos = await self._pos_at(row.id, after) if points else -1

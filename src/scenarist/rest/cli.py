@@ -20,10 +20,10 @@ import argparse
 import asyncio
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
@@ -38,12 +38,6 @@ from scenarist.scenario.cli_parser import (
 )
 from scenarist.serving import bind_or_report, quiet_server_class, shown_url
 
-if TYPE_CHECKING:
-    from scenarist.faults import Chaos
-    from scenarist.scenario.model import Fault
-
-#: A ``--chaos`` fault strikes within this many frames of a stream's start.
-CHAOS_FRAMES = 16
 DEFAULT_PORT = 38180
 MAX_SESSIONS = 1000
 SHUTDOWN_GRACE_S = 0.5  # open connections get this long once streams have ended
@@ -81,7 +75,8 @@ def parser() -> Parser:
                    help="fault this share (0..1) of SSE stream requests, by the kinds named "
                    "(default: every kind a stream plays); see docs/faults.md")
     p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="the --chaos seed: the same seed faults the same requests (default 0)")
+                   help="the seed of --chaos and of the x-scenarist-chaos header: the same "
+                   "seed faults the same requests (default 0)")
     return p
 
 
@@ -176,7 +171,7 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
     options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
                       dialect=args.dialect, rate_per_minute=args.rate_limit,
                       max_sessions=args.max_sessions, version=__version__,
-                      chaos=None if args.chaos is None else stream_chaos(args.chaos))
+                      chaos=args.chaos, seed=args.seed)
     server = RestServer(sessions, index, options)
     await sessions.start()
     # the grace is a float of seconds: uvicorn hands it to asyncio.wait_for, typed int
@@ -191,13 +186,6 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
         await sessions.close()
         await store.close()
     return 0
-
-
-def stream_chaos(chaos: Chaos) -> Callable[[str], Fault | None]:
-    """The ``--chaos`` decision for a stream request, by what identifies it."""
-    from scenarist.faults import chaos_fault
-
-    return lambda identity: chaos_fault(chaos, identity.encode(), CHAOS_FRAMES)
 
 
 def _closing_server_class(server: Any, loop: asyncio.AbstractEventLoop,
