@@ -428,3 +428,34 @@ async def test_each_kind_in_chromium_event_source(tmp_path: Path,
     assert seen["httpStatus"] == "error event, readyState CLOSED: no reconnect"
     assert "repeated" in seen["duplicate"] and "out of order" in seen["reorder"]
     assert seen["stall"] == seen["fragment"] == "every event once by id"
+
+
+def chunks(raw: bytes) -> list[bytes]:
+    """The chunks of a chunked HTTP/1.1 response, as sent."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in head.lower(), head
+    out = []
+    while True:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            return out
+        out.append(body[:size])
+        body = body[size + 2:]
+
+
+async def test_a_fragment_writes_each_frame_in_pieces_on_the_wire(tmp_path: Path) -> None:
+    with rest_server(scenarios=[one_fault("fragment", tmp_path)]) as srv:
+        async with httpx.AsyncClient(base_url=srv.base_url, timeout=30) as client:
+            sid = await start(client, "fault-fragment")
+            await finished(client, sid)
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(f"GET {API}/sessions/{sid}/events HTTP/1.1\r\nhost: x\r\n"
+                     "accept: text/event-stream\r\nconnection: close\r\n\r\n".encode())
+        raw = await reader.read(-1)
+        writer.close()
+    sent = chunks(raw)
+    pieces = sent[next(n for n, c in enumerate(sent) if len(c) == 5):]
+    assert len(pieces) > 20 and all(len(c) <= 5 for c in pieces)
+    ids = [line for line in b"".join(pieces).split(b"\n") if line.startswith(b"id: ")]
+    assert len(ids) == 3  # three, four and the final status, each in pieces
