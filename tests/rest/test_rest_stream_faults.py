@@ -172,6 +172,27 @@ async def test_a_resuming_client_loses_and_repeats_nothing_whatever_the_faults(
 CUTTING = "0.8:disconnect,truncate,httpStatus"
 
 
+async def test_times_counts_the_strikes_of_every_replica(redis_url: str,
+                                                         tmp_path: Path) -> None:
+    """A fault with ``times: 1`` cuts the first stream that reaches it, on one replica; a
+    stream from the start on another replica goes through; both get the stored history."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    path = one_fault("disconnect", tmp_path)
+    args = ("--store", redis_url)
+    with rest_server(*args, scenarios=[path]) as a, rest_server(*args, scenarios=[path]) as b:
+        async with httpx.AsyncClient(base_url=a.base_url, timeout=30) as on_a, \
+                httpx.AsyncClient(base_url=b.base_url, timeout=30) as on_b:
+            sid = await start(on_a, "fault-disconnect")
+            first = await read_resuming(on_a, sid)
+            again = await read_resuming(on_b, sid)
+            stored = await history(on_b, sid)
+    assert [leg.ending for leg in first.legs] == ["cut", "final"]
+    assert [leg.ending for leg in again.legs] == ["final"]
+    assert first.events == again.events == stored
+
+
 async def test_the_same_chaos_seed_cuts_the_same_streams(tmp_path: Path) -> None:
     paced = SCENARIOS / "paced.yaml"
 
