@@ -55,13 +55,16 @@ class Plays:
     timeline: frozenset[FaultKind] = frozenset()
 
 
+#: what a process's line output plays (:mod:`scenarist.fault_lines`)
+_LINES: frozenset[FaultKind] = frozenset({"exit", "truncate", "stall", "stderr", "malformed",
+                                          "duplicate", "reorder", "fragment"})
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
     "llm": Plays("the model API (scenarist llm)"),
     "rest": Plays("the REST/SSE server (scenarist rest)"),
     "acp": Plays("the ACP agent (scenarist acp)"),
-    "codex": Plays("fake-codex"),
-    "agent": Plays("the mock agent (scenarist agent)"),
+    "codex": Plays("fake-codex", _LINES, _LINES),
+    "agent": Plays("the mock agent (scenarist agent)", _LINES, _LINES),
     "hub": Plays("the hub (scenarist hub)"),
 }
 
