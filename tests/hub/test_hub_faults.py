@@ -44,7 +44,7 @@ def faulty(tmp_path: Path, fault: str, name: str = "faulty") -> AgentSpec:
 
 def argv(path: Path) -> tuple[str, ...]:
     return (sys.executable, "-m", "scenarist", "codex", "--interactive", "--seed", "1",
-            "--cwd", "/repo", "--time-scale", "0", "--scenario", str(path))
+            "--cwd", "/repo", "--scenario", str(path))
 
 
 def direct(spec: AgentSpec) -> subprocess.CompletedProcess[str]:
@@ -115,14 +115,26 @@ async def test_after_the_exit_a_restart_gives_a_new_process_whose_output_streams
             assert frames[-1]["code"] == 3
 
 
-async def test_lines_that_are_not_json_and_stderr_noise_pass_as_written(
+#: faults after which the agent goes on: what a client gets of each, compared with a direct read
+PASSED_ON = {
+    "malformed": ('{kind: malformed, text: "<html>502 Bad Gateway</html>"}',
+                  "gets the line as the agent wrote it, in a `stdout` frame"),
+    "stderr": ('{kind: stderr, text: "warning: disk almost full"}',
+               "gets the text in a `stderr` frame; stdout frames unchanged"),
+    "fragment": ("{kind: fragment, bytes: 7}",
+                 "gets the same text, in frames that may split where the agent's writes did"),
+    "duplicate": ("{kind: duplicate}", "gets both copies of the line, as the agent wrote them"),
+    "reorder": ("{kind: reorder}", "gets the two lines in the order the agent wrote them"),
+    "stall": ("{kind: stall, ms: 150}", "gets the output after the pause, nothing lost"),
+}
+
+
+async def test_what_the_agent_writes_after_a_fault_is_passed_on_as_written(
         tmp_path: Path, fault_verdict: Verdict) -> None:
-    bad = faulty(tmp_path, '{kind: malformed, text: "<html>502 Bad Gateway</html>"}', "bad")
-    noisy = faulty(tmp_path, '{kind: stderr, text: "warning: disk almost full"}', "noisy")
-    cut = faulty(tmp_path, "{kind: fragment, bytes: 7}", "cut")
-    expected_runs = {spec.name: direct(spec) for spec in (bad, noisy, cut)}
-    async with running_hub(make_config(bad, noisy, cut)) as hub, client(hub) as c:
-        for spec in (bad, noisy, cut):
+    specs = [faulty(tmp_path, fault, kind) for kind, (fault, _) in PASSED_ON.items()]
+    expected_runs = {spec.name: direct(spec) for spec in specs}
+    async with running_hub(make_config(*specs)) as hub, client(hub) as c:
+        for spec in specs:
             expected = expected_runs[spec.name]
             await c.send(type="command", agent=spec.name, text="go")
             await c.until_type("done", spec.name)
@@ -132,13 +144,8 @@ async def test_lines_that_are_not_json_and_stderr_noise_pass_as_written(
             assert text_of(mine) == expected.stdout
             assert text_of(mine, "stderr") == expected.stderr
             assert frames[-1]["signal"] == "SIGTERM"
+            fault_verdict("hub", CLIENT, spec.name, PASSED_ON[spec.name][1])
         assert "<html>502 Bad Gateway</html>\n" in text_of(
-            [f for f in c.seen if f.get("agent") == "bad"])
-        assert text_of([f for f in c.seen if f.get("agent") == "noisy"], "stderr") == (
+            [f for f in c.seen if f.get("agent") == "malformed"])
+        assert text_of([f for f in c.seen if f.get("agent") == "stderr"], "stderr") == (
             "warning: disk almost full\n")
-    fault_verdict("hub", CLIENT, "malformed", "gets the line as the agent wrote it, in a "
-                  "`stdout` frame")
-    fault_verdict("hub", CLIENT, "stderr", "gets the text in a `stderr` frame; stdout frames "
-                  "unchanged")
-    fault_verdict("hub", CLIENT, "fragment", "gets the same text, in frames that may split "
-                  "where the agent's writes did")
