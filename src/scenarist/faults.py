@@ -60,7 +60,9 @@ _LINES: frozenset[FaultKind] = frozenset({"exit", "truncate", "stall", "stderr",
                                           "duplicate", "reorder", "fragment"})
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
-    "llm": Plays("the model API (scenarist llm)"),
+    "llm": Plays("the model API (scenarist llm)", response=frozenset({
+        "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
+        "httpStatus"})),
     "rest": Plays("the REST/SSE server (scenarist rest)"),
     "acp": Plays("the ACP agent (scenarist acp)"),
     "codex": Plays("fake-codex", _LINES, _LINES),
