@@ -54,6 +54,7 @@ class FaultedOutput:
         self._err = err
         self._pause = pause
         self.lines = LineFaults()
+        self.paused_ms = 0  # stalls so far (scenario time): a player shifts what follows
 
     def write(self, data: bytes) -> int:
         self._run(self.lines.write(data))
@@ -79,6 +80,7 @@ class FaultedOutput:
                 case Pause(ms=ms):
                     self._out.flush()
                     self._pause(ms)
+                    self.paused_ms += ms
                 case Stderr(text=text):
                     self._out.flush()
                     self._err.write(text if text.endswith("\n") else text + "\n")

@@ -1,13 +1,23 @@
-"""A scenario's faults played by the mock agent on each output format (real processes)."""
+"""A scenario's faults played by the mock agent on each output format (real processes, and
+one run in this process on a virtual clock)."""
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 from pathlib import Path
+from typing import IO, cast
 
 import pytest
 from agentkit import agent
+
+from scenarist.agent import Workspace
+from scenarist.agent import play as play_in_process
+from scenarist.agent.render import make_renderer
+from scenarist.fault_output import FaultedOutput, FaultedText
+from scenarist.play import VirtualClock
+from scenarist.scenario import load_scenario_text
 
 SCENARIO = """\
 name: faulty-agent
@@ -111,3 +121,41 @@ def test_kinds_the_agent_cannot_play_are_warned_about(tmp_path: Path, whole: str
     code, out, err = play(tmp_path, "codex-jsonl", "{kind: httpStatus, statusCode: 529}")
     assert code == 0 and out == whole
     assert "scenarist agent: warning:" in err and "httpStatus" in err
+
+
+STALL = """\
+name: stall-shift
+timeline:
+  - userInputs: [[0, "go"]]
+  - llmResponse:
+      - assistant: [[100, "one"]]
+      - fault: {kind: stall, ms: 1000}
+  - llmResponse:
+      - assistant: [[500, "two"]]
+"""
+
+
+def test_a_stall_delays_what_follows_and_keeps_its_spacing(tmp_path: Path) -> None:
+    """On a virtual clock: "two" comes 500 ms after the stall ends, not in a burst."""
+    clock = VirtualClock()
+    written: list[tuple[float, bytes]] = []
+
+    class Stamped(io.BytesIO):
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            written.append((clock.now_ms(), bytes(data)))
+            return super().write(data)
+
+    def pause(ms: int) -> None:
+        clock.advance(ms)
+
+    faults = FaultedOutput(Stamped(), io.StringIO(), pause)
+    out = cast("IO[str]", FaultedText(faults, io.StringIO()))
+    renderer = make_renderer("codex-jsonl", out, io.StringIO())
+    (tmp_path / "work").mkdir()
+    play_in_process(load_scenario_text(STALL), Workspace(str(tmp_path / "work")), renderer,
+                    clock=clock, faults=faults)
+    when = {text: at for at, line in written for text in ("one", "two")
+            if f'"text":"{text}"'.encode() in line}
+    assert when["one"] == 100
+    assert when["two"] >= 100 + 1000 + 500
+    assert faults.paused_ms == 1000

@@ -376,6 +376,7 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
         pacer = Pacer([*beats, TimelineEnd(timeline.duration_ms)], clock=clock, speed=speed,
                       origin_ms=origin)
         armed: set[int] = set()
+        stalled = 0
         try:
             for beat in pacer:
                 if isinstance(beat, TimelineEnd):
@@ -388,6 +389,9 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
                     renderer.note(f"warning: fault {fault.kind!r} (line {fault.line}) not "
                                   "played: this output has no fault layer")
                 run.beat(beat, pacer)
+                if faults is not None and faults.paused_ms != stalled:
+                    stalled = faults.paused_ms  # a stall delays what follows, spacing kept
+                    pacer.restart_after(beat)
                 if on_beat is not None:
                     on_beat(positions[id(beat)])
         except EndOfInput:
