@@ -41,6 +41,8 @@ __all__ = ["CHAOS_HEADER", "ModelFaults", "Struck", "malformed_frame", "split_ss
 
 #: a test suite's per-request chaos: ``RATE[:kind,kind]``, with the server's ``--seed``
 CHAOS_HEADER = "x-scenarist-chaos"
+#: how many faulted answers' delivery counts are kept (the oldest are forgotten first)
+DELIVERIES_LIMIT = 65536
 #: the payload of a ``malformed`` event when the scenario gives none: a cut JSON object
 MALFORMED = '{"type": "malformed", "cut": "'
 
@@ -62,12 +64,24 @@ class ModelFaults:
 
     chaos: Chaos | None = None
     seed: int = 0
-    deliveries: dict[str, int] = field(default_factory=dict)
+    deliveries: dict[str, int] = field(default_factory=dict)  # of faulted answers only
+    limit: int = DELIVERIES_LIMIT
+
+    def _delivered(self, identity: str) -> int:
+        """Count one more delivery of a faulted answer. The oldest counts are forgotten past
+        ``limit`` (a long chaos run must not grow without end; a retry comes soon after)."""
+        count = self.deliveries.pop(identity, 0) + 1
+        self.deliveries[identity] = count  # re-inserted: the dict keeps recent ones last
+        if len(self.deliveries) > self.limit:
+            del self.deliveries[next(iter(self.deliveries))]
+        return count
 
     def pick(self, api: Api, headers: Mapping[str, str], entry: dict[str, Any],
-             answer: Answer) -> Struck | None:
-        """What this delivery of ``answer`` does wrong (journalled in ``entry``), or None.
-        Raises :class:`~scenarist.faults.ChaosError` for an unreadable chaos header."""
+             answer: Answer, *, socket: bool = False) -> Struck | None:
+        """What this delivery of ``answer`` does wrong (journalled in ``entry``), or None;
+        ``socket``: over the Responses WebSocket, whose wire events are the messages (the
+        events' JSON). Raises :class:`~scenarist.faults.ChaosError` for an unreadable chaos
+        header."""
         turn, ref = answer.turn, answer.ref
         if turn is None or ref is None:
             return None
@@ -79,12 +93,14 @@ class ModelFaults:
         if fault is None and chaos is None:
             return None
         identity = f"{ref.scenario}\0{ref.conversation}\0{ref.turn}\0{ref.part}"
-        delivery = self.deliveries[identity] = self.deliveries.get(identity, 0) + 1
         encoded = answer.encoded
         stream = encoded.body is None
         frames = (encoded.frames or (split_sse(encoded.batches) if encoded.sse
                                      else encoded.batches)) if stream else (
             Batch(encoded.end_ms, encoded.body or b""),)
+        sse = encoded.sse and stream and not socket
+        if socket:
+            frames = tuple(Batch(f.at_ms, _payload(f.data)) for f in frames)
         at = encoded.strike
         if fault is None:
             assert chaos is not None
@@ -96,6 +112,7 @@ class ModelFaults:
             at = 0
             if turn.fault_after != (0, 0):  # partway through the body
                 fault = dataclasses.replace(fault, after_bytes=len(frames[0].data) // 2)
+        delivery = self._delivered(identity)
         entry["delivery"] = delivery
         if delivery > fault.times:
             return None
@@ -106,12 +123,20 @@ class ModelFaults:
             actions: tuple[Action, ...] = (
                 (Write(malformed_frame(fault.text, False), 0), End())
                 if fault.kind == "malformed" else (Write(data[0], 0), End()))
-            return Struck(actions, frames, stream, encoded.sse, api)
+            return Struck(actions, frames, stream, sse, api)
+        error = stream_error(api, fault, _sequence(data, fault, at)) if sse or socket else None
         actions = plan(data, fault, at=at, final=1 if stream else 0,
-                       malformed=malformed_frame(fault.text, encoded.sse and stream),
-                       error=stream_error(api, fault, _sequence(data, fault, at))
-                       if stream and encoded.sse else None)
-        return Struck(actions, frames, stream, encoded.sse, api)
+                       malformed=malformed_frame(fault.text, sse),
+                       error=_payload(error) if socket and error is not None else error)
+        return Struck(actions, frames, stream, sse, api)
+
+
+def _payload(frame: bytes) -> bytes:
+    """An SSE frame's data (what a WebSocket message carries)."""
+    for line in frame.split(b"\n"):
+        if line.startswith(b"data: "):
+            return line[6:]
+    return frame
 
 
 def _sequence(frames: Sequence[bytes], fault: Fault, at: int) -> int:
@@ -129,16 +154,16 @@ def strike_event(events: Sequence[WireEvent], turn: ModelTurn) -> int:
         return 0
     kind: type[TextDelta] | type[ReasoningDelta] = TextDelta if text else ReasoningDelta
     wanted = sum(len(s.text) for s in (turn.text[:text] if text else turn.thinking[:thinking]))
+    all_thinking = not text and thinking == len(turn.thinking)  # then after its end, too
     seen = 0
     after = 1  # after the message start, at least
     for i, event in enumerate(events):
         if isinstance(event, kind):
             seen += len(event.text)
             after = i + 1
-            if seen >= wanted:
+            if seen >= wanted and not all_thinking:
                 break
-        elif (isinstance(event, ReasoningEnd) and not text
-              and thinking == len(turn.thinking)):
+        elif isinstance(event, ReasoningEnd) and all_thinking:
             return i + 1
     return after
 
