@@ -120,7 +120,7 @@ def test_after_bytes_cuts_a_line(tmp_path: Path, whole: str) -> None:
 def test_kinds_the_agent_cannot_play_are_warned_about(tmp_path: Path, whole: str) -> None:
     code, out, err = play(tmp_path, "codex-jsonl", "{kind: httpStatus, statusCode: 529}")
     assert code == 0 and out == whole
-    assert "scenarist agent: warning:" in err and "httpStatus" in err
+    assert "scenarist agent: " in err and ": warning: " in err and "httpStatus" in err
 
 
 STALL = """\

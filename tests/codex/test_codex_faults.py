@@ -165,7 +165,8 @@ def test_faults_a_process_cannot_play_are_warned_about_at_start(tmp_path: Path) 
     result = run(scenario(tmp_path, "{kind: httpStatus, statusCode: 529}"))
     assert result.returncode == 0
     warning = result.stderr.decode()
-    assert warning.startswith("fake-codex: warning: ") and "a httpStatus fault" in warning
+    assert warning.startswith("fake-codex: ") and ": warning: " in warning
+    assert "httpStatus" in warning and "docs/faults.md" in warning
     assert warning.count("\n") == 1
 
 

@@ -138,7 +138,7 @@ def _faulted_output(scenario: Scenario, speed: float) -> FaultedOutput | None:
         return None
     for issue in unplayed(scenario, "agent"):
         text = "; ".join(part.strip() for part in str(issue).splitlines())
-        print(f"scenarist agent: warning: {text}", file=sys.stderr)
+        print(f"scenarist agent: {text}", file=sys.stderr)
 
     def pause(ms: int) -> None:
         from scenarist.play import Schedule

@@ -143,11 +143,11 @@ class Writer:
         self._faults.fault(step.fault)
 
     def warn(self, text: str) -> None:
-        """One ``fake-codex: warning: ...`` line on stderr."""
+        """One ``fake-codex: ...`` line on stderr (``text`` says it is a warning)."""
         import sys
 
         err = self._stderr or sys.stderr
-        err.write(f"fake-codex: warning: {text}\n")
+        err.write(f"fake-codex: {text}\n")
         err.flush()
 
     def close(self) -> None:
