@@ -59,7 +59,9 @@ class Plays:
 _REST_STREAM: frozenset[FaultKind] = frozenset({
     "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
     "httpStatus", "fragment"})
-
+#: what a process's line output plays (:mod:`scenarist.fault_lines`)
+_LINES: frozenset[FaultKind] = frozenset({"exit", "truncate", "stall", "stderr", "malformed",
+                                          "duplicate", "reorder", "fragment"})
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
     "llm": Plays("the model API (scenarist llm)", response=frozenset({
@@ -67,8 +69,8 @@ CHANNELS: dict[Channel, Plays] = {
         "httpStatus"})),
     "rest": Plays("the REST/SSE server (scenarist rest)", _REST_STREAM, _REST_STREAM),
     "acp": Plays("the ACP agent (scenarist acp)"),
-    "codex": Plays("fake-codex"),
-    "agent": Plays("the mock agent (scenarist agent)"),
+    "codex": Plays("fake-codex", _LINES, _LINES),
+    "agent": Plays("the mock agent (scenarist agent)", _LINES, _LINES),
     "hub": Plays("the hub (scenarist hub)"),
 }
 
@@ -91,7 +93,7 @@ def unplayed(scenario: Scenario, channel: Channel) -> list[Issue]:
         out.append(Issue(file, fault.line or event.line, fault.col or event.col,
                          f"{event.key_path}.fault" if isinstance(event, LlmResponse)
                          else event.key_path,
-                         f"{plays.name} does not play a {fault.kind} fault {where}; "
+                         f"{plays.name} does not play {fault.kind} faults {where}; "
                          "it is ignored here",
                          f"the kinds it plays {where}: {played} (docs/faults.md)", "warning"))
     return out

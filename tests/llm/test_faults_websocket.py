@@ -8,20 +8,9 @@ import json
 from typing import Any
 
 import pytest
-from faultkit import FIRST, PROMPT, WHOLE, script
+from faultkit import FIRST, PROMPT, WHOLE, one_answer, script
 from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import ClientConnection, connect
-
-from scenarist.llm.plan import build_script
-from scenarist.scenario import load_scenario_text
-
-
-def one_answer(fault: str, first: bool = False) -> Any:
-    place = f"      - fault: {fault}\n"
-    steps = [f'      - assistant: [[0, "{FIRST[0]}"]]\n', f'      - assistant: [[0, "{FIRST[1]}"]]\n']
-    body = place + "".join(steps) if first else steps[0] + place + steps[1]
-    return build_script(load_scenario_text(
-        f'name: ws\ntimeline:\n  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}'))
 
 
 def ask(ws: ClientConnection) -> list[str]:
