@@ -57,7 +57,9 @@ class Plays:
 
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
-    "llm": Plays("the model API (scenarist llm)"),
+    "llm": Plays("the model API (scenarist llm)", response=frozenset({
+        "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
+        "httpStatus"})),
     "rest": Plays("the REST/SSE server (scenarist rest)"),
     "acp": Plays("the ACP agent (scenarist acp)"),
     "codex": Plays("fake-codex"),
