@@ -31,30 +31,54 @@ AGENTS: tuple[Agent, ...] = ("codex", "claude")
 BOUND_S = 150  # a run still going after this is a hang (the slowest case here takes ~20 s)
 PROMPT = "Write the release notes"
 SAY = '      - assistant: [[20, "Writing part {n}."]]'
-# the steps of the faulted responses (YAML list items), one response per element
-CASES: dict[str, tuple[str, ...]] = {
-    "truncate": (f"{SAY}\n      - fault: {{kind: truncate}}",),
-    "malformed": (f"{SAY}\n      - fault: {{kind: malformed}}",),
+
+
+def after_say(fault: str) -> str:
+    """The steps of a response whose sentence is sent, then ``fault`` strikes (before the
+    tool call that writes the part)."""
+    return f"{SAY}\n      - fault: {{{fault}}}"
+
+
+# kind -> the faulted responses, each (its label in the verdict, its steps as YAML items)
+Case = tuple[tuple[str, str], ...]
+CASES: dict[str, Case] = {
+    "disconnect": (("cut once", after_say("kind: disconnect")),),
+    "truncate": (("", after_say("kind: truncate")),),
+    "malformed": (("", after_say("kind: malformed")),),
+    # the tool call's first event sent twice; its first two events swapped
+    "duplicate": (("", after_say("kind: duplicate")),),
+    "reorder": (("", after_say("kind: reorder")),),
     # a few seconds: far inside both agents' idle timeout (300 s)
-    "stall": (f"{SAY}\n      - fault: {{kind: stall, ms: 3000}}",),
-    "slowFirstByte": (f"      - fault: {{kind: slowFirstByte, ms: 3000}}\n{SAY}",),
-    # 529, 503 and 500 with Retry-After: 1 before the response; then 529 once the stream has
-    # started (the API's in-stream error event)
+    "stall": (("", after_say("kind: stall, ms: 3000")),),
+    "slowFirstByte": (("", f"      - fault: {{kind: slowFirstByte, ms: 3000}}\n{SAY}"),),
+    # 529, 503 and 500 with Retry-After: 1 instead of the response; then 529 once the stream
+    # has started (the API's in-stream error event)
     "httpStatus": (
         *(
-            f"      - fault: {{kind: httpStatus, statusCode: {code}, retryAfterSeconds: 1}}\n{SAY}"
+            (
+                f"{code}",
+                f"      - fault: {{kind: httpStatus, statusCode: {code}, "
+                f"retryAfterSeconds: 1}}\n{SAY}",
+            )
             for code in (529, 503, 500)
         ),
-        f"{SAY}\n      - fault: {{kind: httpStatus, statusCode: 529}}",
+        ("529 in the stream", after_say("kind: httpStatus, statusCode: 529")),
     ),
+}
+# Codex gives up within seconds (5 reconnects, 0.2 s doubling): a second response cut on
+# every delivery shows it. Claude Code's 10 retries back off to ~35 s each (2-3 minutes in
+# all), too long for the suite; its api_retry lines say how many it makes.
+GIVE_UP: dict[Agent, Case] = {
+    "codex": (("cut every time", after_say("kind: disconnect, times: 10")),),
+    "claude": (),
 }
 
 
-def scenario(name: str, responses: tuple[str, ...]) -> str:
+def scenario(name: str, responses: Case) -> str:
     """A scenario whose responses carry ``responses``' steps, each followed by the agent
     writing ``part-N.md``, then a closing message."""
     lines = [f"name: fault-{name}", "timeline:", f'  - userInputs: [[0, "{PROMPT}"]]']
-    for n, steps in enumerate(responses, 1):
+    for n, (_, steps) in enumerate(responses, 1):
         lines += [
             "  - llmResponse:",
             steps.replace("{n}", str(n)),
@@ -108,54 +132,92 @@ def _text(data: str | bytes | None) -> str:
 
 
 def shown(agent: Agent, done: Run) -> list[str]:
-    """What the agent told its user about faults, without what differs between runs (ports,
-    delays): Codex's ``error`` lines ("Reconnecting... n/5 (why)"), Claude Code's
-    ``api_retry`` lines as ``retry attempt/max (status or error)``."""
+    """What the agent told its user (or the model) about faults, without what differs between
+    runs (ports, delays): Codex's ``error`` lines ("Reconnecting... n/5 (why)"), Claude
+    Code's ``api_retry`` lines as ``retry attempt/max (status or error)`` and the first
+    sentence of the synthetic prompts it sends to resume a cut answer."""
     lines = jsonl(done.stdout)
     if agent == "codex":
         return [e["message"].split(", url: ")[0] for e in lines if e["type"] == "error"]
-    return [
-        f"retry {e['attempt']}/{e['max_retries']} ({e['error_status'] or e['error']})"
-        for e in lines
-        if e["type"] == "system" and e.get("subtype") == "api_retry"
-    ]
+    out = []
+    for e in lines:
+        if e["type"] == "system" and e.get("subtype") == "api_retry":
+            out.append(
+                f"retry {e['attempt']}/{e['max_retries']} ({e['error_status'] or e['error']})"
+            )
+        elif e["type"] == "user" and e.get("isSynthetic"):
+            text = " ".join(b.get("text", "") for b in e["message"]["content"])
+            out.append(f"prompts the model: {text.split('.')[0]}.")
+    return out
 
 
 def asked(done: Run, turn: int) -> str:
     """How the request at ``turn`` went: how many times it was sent again, and how."""
-    sent = [e for e in done.journal if e["turn"] == turn]
+    sent = [e for e in done.journal if e.get("turn") == turn]
     again = len(sent) - 1
     if again <= 0:
-        return "not sent again"
+        return "not sent again" if sent else "never sent"
     how = "streamed" if all(e["stream"] for e in sent[1:]) else "not streamed"
     return f"sent again {again}x ({how})"
 
 
-def ending(done: Run, files: dict[str, str]) -> str:
+def tool_runs(agent: Agent, done: Run) -> int:
+    """How many tool calls the agent ran (Codex's file changes and commands, Claude Code's
+    tool uses)."""
+    lines = jsonl(done.stdout)
+    if agent == "codex":
+        return sum(
+            1
+            for e in lines
+            if e["type"] == "item.completed"
+            and e["item"]["type"] in ("file_change", "command_execution")
+        )
+    return sum(
+        1
+        for e in lines
+        if e["type"] == "assistant"
+        for block in e["message"]["content"]
+        if block.get("type") == "tool_use"
+    )
+
+
+def ending(agent: Agent, done: Run, files: dict[str, str]) -> str:
+    """How the run ended: finished the files, strayed from the scenario, failed or hung."""
     if done.code is None:
         return f"still running after {BOUND_S} s (hangs)"
     made = {name: (done.work / name).read_text() for name in files if (done.work / name).is_file()}
-    if done.code == 0 and made == files:
-        return "finishes the files"
-    return f"exits {done.code}, {len(made)} of {len(files)} files written"
+    ran = tool_runs(agent, done)
+    end = (
+        "finishes the files"
+        if done.code == 0 and made == files
+        else f"exits {done.code} with {len(made)} of {len(files)} files written"
+    )
+    if ran != len(made):
+        end += f" (runs {ran} tool calls for {len(made)} files)"
+    if any(e["status"] == 409 for e in done.journal):  # the server's divergence answer
+        end = f"its next request strays from the scenario (409), {end}"
+    return end
 
 
-def verdict(agent: Agent, done: Run, turns: int, files: dict[str, str]) -> str:
-    """One table cell: per faulted request how it was sent again, what was shown, the end."""
-    per_turn = [asked(done, t) for t in range(turns)]
-    told = shown(agent, done)
+def verdict(agent: Agent, done: Run, responses: Case, files: dict[str, str]) -> str:
+    """One table cell: per faulted request how it was sent again, what was shown (the first
+    and last line when there are many), and how the run ended."""
+    turns = [(label, asked(done, t)) for t, (label, _) in enumerate(responses)]
+    told = [repr(t) for t in shown(agent, done)]
+    if len(told) > 3:
+        told = [told[0], f"... ({len(told) - 2} more) ...", told[-1]]
     return "; ".join(
         [
-            ", ".join(per_turn) if len(set(per_turn)) > 1 else per_turn[0],
-            f"shows {', '.join(repr(t) for t in told)}" if told else "shows nothing",
-            ending(done, files),
+            ", ".join(f"{label}: {how}" if label else how for label, how in turns),
+            f"shows {', '.join(told)}" if told else "shows nothing",
+            ending(agent, done, files),
         ]
     )
 
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
-    agent: Agent, tmp_path: Path, fault_verdict: Any
+    agent: Agent, tmp_path: Path
 ) -> None:
     """The issue's "done when": examples/faults-flaky-api.yaml cuts the first stream after
     its sentence (before the file write) and answers the next request with 503; the agent
@@ -183,12 +245,6 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
     ], done.journal
     calls = {"codex": ["apply_patch", "exec_command"], "claude": ["Write", "Bash"]}[agent]
     assert [e["calls"] for e in done.journal if e.get("completed")] == [*[[c] for c in calls], []]
-    fault_verdict(
-        "llm",
-        client(agent),
-        "disconnect",
-        verdict(agent, done, 1, {"NOTES.md": (done.work / "NOTES.md").read_text()}),
-    )
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -196,10 +252,10 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
 def test_what_the_agent_does_with_a_fault(
     agent: Agent, kind: str, tmp_path: Path, fault_verdict: Any
 ) -> None:
-    responses = CASES[kind]
+    responses = CASES[kind] + (GIVE_UP[agent] if kind == "disconnect" else ())
     path = tmp_path / f"{kind}.yaml"
     path.write_text(scenario(kind, responses))
     done = run(agent, path, PROMPT, tmp_path)
     files = {f"part-{n}.md": f"part {n}\n" for n in range(1, len(responses) + 1)}
-    assert all(e["status"] != 404 for e in done.journal), done.journal  # the scenario matched
-    fault_verdict("llm", client(agent), kind, verdict(agent, done, len(responses), files))
+    assert done.journal and done.journal[0]["scenario"] == f"fault-{kind}", done.journal
+    fault_verdict("llm", client(agent), kind, verdict(agent, done, responses, files))
