@@ -424,7 +424,7 @@ class RequestMemo:
         hit = self._answers.get(key)
         if hit is not None:
             notes.update(hit.notes)
-            return Answer(hit.encoded, notes, True)
+            return Answer(hit.encoded, notes, True, hit.turn, hit.ref)
         learned: Notes = {}
         result = self.answer(request, served, learned)
         notes.update(learned)
@@ -435,7 +435,7 @@ class RequestMemo:
                 self._bytes = 0
             self._answers[key] = result
             self._bytes += size
-            return Answer(result.encoded, notes, True)
+            return Answer(result.encoded, notes, True, result.turn, result.ref)
         return result
 
 

@@ -65,9 +65,11 @@ class ModelFaults:
     deliveries: dict[str, int] = field(default_factory=dict)
 
     def pick(self, api: Api, headers: Mapping[str, str], entry: dict[str, Any],
-             answer: Answer) -> Struck | None:
-        """What this delivery of ``answer`` does wrong (journalled in ``entry``), or None.
-        Raises :class:`~scenarist.faults.ChaosError` for an unreadable chaos header."""
+             answer: Answer, *, socket: bool = False) -> Struck | None:
+        """What this delivery of ``answer`` does wrong (journalled in ``entry``), or None;
+        ``socket``: over the Responses WebSocket, whose wire events are the messages (the
+        events' JSON). Raises :class:`~scenarist.faults.ChaosError` for an unreadable chaos
+        header."""
         turn, ref = answer.turn, answer.ref
         if turn is None or ref is None:
             return None
@@ -85,6 +87,9 @@ class ModelFaults:
         frames = (encoded.frames or (split_sse(encoded.batches) if encoded.sse
                                      else encoded.batches)) if stream else (
             Batch(encoded.end_ms, encoded.body or b""),)
+        sse = encoded.sse and stream and not socket
+        if socket:
+            frames = tuple(Batch(f.at_ms, _payload(f.data)) for f in frames)
         at = encoded.strike
         if fault is None:
             assert chaos is not None
@@ -106,12 +111,20 @@ class ModelFaults:
             actions: tuple[Action, ...] = (
                 (Write(malformed_frame(fault.text, False), 0), End())
                 if fault.kind == "malformed" else (Write(data[0], 0), End()))
-            return Struck(actions, frames, stream, encoded.sse, api)
+            return Struck(actions, frames, stream, sse, api)
+        error = stream_error(api, fault, _sequence(data, fault, at)) if sse or socket else None
         actions = plan(data, fault, at=at, final=1 if stream else 0,
-                       malformed=malformed_frame(fault.text, encoded.sse and stream),
-                       error=stream_error(api, fault, _sequence(data, fault, at))
-                       if stream and encoded.sse else None)
-        return Struck(actions, frames, stream, encoded.sse, api)
+                       malformed=malformed_frame(fault.text, sse),
+                       error=_payload(error) if socket and error is not None else error)
+        return Struck(actions, frames, stream, sse, api)
+
+
+def _payload(frame: bytes) -> bytes:
+    """An SSE frame's data (what a WebSocket message carries)."""
+    for line in frame.split(b"\n"):
+        if line.startswith(b"data: "):
+            return line[6:]
+    return frame
 
 
 def _sequence(frames: Sequence[bytes], fault: Fault, at: int) -> int:
