@@ -26,9 +26,11 @@ from scenarist.llm.process import run_server
 
 pytestmark = pytest.mark.real_agent
 
-Agent = Literal["codex", "claude"]
-AGENTS: tuple[Agent, ...] = ("codex", "claude")
-BOUND_S = 150  # a run still going after this is a hang (the slowest case here takes ~20 s)
+# codex-ws: Codex with its built-in OpenAI provider (``openai_base_url``), which speaks the
+# Responses WebSocket mode
+Agent = Literal["codex", "codex-ws", "claude"]
+AGENTS: tuple[Agent, ...] = ("codex", "codex-ws", "claude")
+BOUND_S = 45  # a run still going after this hangs (the slowest that ends takes ~15 s)
 PROMPT = "Write the release notes"
 SAY = '      - assistant: [[20, "Writing part {n}."]]'
 
@@ -65,11 +67,12 @@ CASES: dict[str, Case] = {
         ("529 in the stream", after_say("kind: httpStatus, statusCode: 529")),
     ),
 }
-# Codex gives up within seconds (5 reconnects, 0.2 s doubling): a second response cut on
-# every delivery shows it. Claude Code's 10 retries back off to ~35 s each (2-3 minutes in
+# Codex gives up within seconds (5 reconnects, 0.2 s doubling; on its built-in provider 5 on
+# the WebSocket, then 5 more over HTTP): a second response cut on every delivery shows it. Claude Code's 10 retries back off to ~35 s each (2-3 minutes in
 # all), too long for the suite; its api_retry lines say how many it makes.
 GIVE_UP: dict[Agent, Case] = {
-    "codex": (("cut every time", after_say("kind: disconnect, times: 10")),),
+    "codex": (("cut every time", after_say("kind: disconnect, times: 20")),),
+    "codex-ws": (("cut every time", after_say("kind: disconnect, times: 20")),),
     "claude": (),
 }
 
@@ -92,10 +95,12 @@ def client(agent: Agent) -> str:
     """The table's client column: the CLI and its version pinned in tests/node."""
     package, name = {
         "codex": ("@openai/codex", "Codex CLI"),
+        "codex-ws": ("@openai/codex", "Codex CLI"),
         "claude": ("@anthropic-ai/claude-code", "Claude Code"),
     }[agent]
     meta = json.loads((REPO / "tests/node/node_modules" / package / "package.json").read_text())
-    return f"{name} {meta['version']}"
+    over = ", built-in provider (Responses WebSocket)" if agent == "codex-ws" else ""
+    return f"{name} {meta['version']}{over}"
 
 
 @dataclass(frozen=True)
@@ -115,15 +120,17 @@ def run(agent: Agent, scenario_path: Path, prompt: str, tmp_path: Path, *speed: 
     work, home = dirs(tmp_path)
     with run_server(scenario_path, *speed) as srv:
         try:
-            if agent == "codex":
-                done = codex(srv.base_url, prompt, work, home, timeout=BOUND_S)
+            if agent != "claude":
+                provider: Literal["custom", "builtin"] = "custom" if agent == "codex" else "builtin"
+                done = codex(srv.base_url, prompt, work, home, provider=provider, timeout=BOUND_S)
             else:
                 done = claude(srv.base_url, prompt, work, home, max_retries=None, timeout=BOUND_S)
             code: int | None = done.returncode
             out, err = done.stdout, done.stderr
         except subprocess.TimeoutExpired as hung:
             code, out, err = None, _text(hung.stdout), _text(hung.stderr)
-        journal = [e for e in srv.journal() if e["path"].startswith("/v1/")]
+        # the model requests (a WebSocket's own connection entry, without "stream", left out)
+        journal = [e for e in srv.journal() if e["path"].startswith("/v1/") and "stream" in e]
     return Run(code, out, err, journal, work)
 
 
@@ -137,7 +144,7 @@ def shown(agent: Agent, done: Run) -> list[str]:
     Code's ``api_retry`` lines as ``retry attempt/max (status or error)`` and the first
     sentence of the synthetic prompts it sends to resume a cut answer."""
     lines = jsonl(done.stdout)
-    if agent == "codex":
+    if agent != "claude":
         return [e["message"].split(", url: ")[0] for e in lines if e["type"] == "error"]
     out = []
     for e in lines:
@@ -158,6 +165,11 @@ def asked(done: Run, turn: int) -> str:
     if again <= 0:
         return "not sent again" if sent else "never sent"
     how = "streamed" if all(e["stream"] for e in sent[1:]) else "not streamed"
+    socket = sum(1 for e in sent[1:] if e.get("websocket"))
+    if socket == again:
+        how += ", on the WebSocket"
+    elif socket:  # Codex's built-in provider falls back from the WebSocket to HTTP
+        how += f": {socket} on the WebSocket, then {again - socket} over HTTP"
     return f"sent again {again}x ({how})"
 
 
@@ -165,7 +177,7 @@ def tool_runs(agent: Agent, done: Run) -> int:
     """How many tool calls the agent ran (Codex's file changes and commands, Claude Code's
     tool uses)."""
     lines = jsonl(done.stdout)
-    if agent == "codex":
+    if agent != "claude":
         return sum(
             1
             for e in lines
@@ -243,7 +255,7 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
         (1, 200, True),
         (2, 200, True),
     ], done.journal
-    calls = {"codex": ["apply_patch", "exec_command"], "claude": ["Write", "Bash"]}[agent]
+    calls = {"claude": ["Write", "Bash"]}.get(agent, ["apply_patch", "exec_command"])
     assert [e["calls"] for e in done.journal if e.get("completed")] == [*[[c] for c in calls], []]
 
 
