@@ -257,6 +257,24 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
     ], done.journal
     calls = {"claude": ["Write", "Bash"]}.get(agent, ["apply_patch", "exec_command"])
     assert [e["calls"] for e in done.journal if e.get("completed")] == [*[[c] for c in calls], []]
+    assert [(e["delivery"], e.get("cut", False)) for e in done.journal[:2]] == [
+        (1, True),
+        (2, False),
+    ]
+    cut = "stream disconnected before completion"
+    assert (
+        shown(agent, done)
+        == {
+            # the 503 is asked again at once by the HTTP client, silently
+            "codex": [
+                f"Reconnecting... 1/5 ({cut}: Transport error: network error: "
+                "error decoding response body)"
+            ],
+            # on the WebSocket, the first reconnect is silent too
+            "codex-ws": [],
+            "claude": ["retry 1/10 (unknown)", "retry 1/10 (503)"],
+        }[agent]
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
