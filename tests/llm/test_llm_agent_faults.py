@@ -1,15 +1,16 @@
 """The pinned Codex CLI and Claude Code against model-API faults (issue 25), each in its
 default configuration: no retry or timeout setting changed, so what they do here is what
-they do against the real APIs.
+they do against the real APIs. Codex runs twice: through a custom Responses provider (HTTP
+SSE) and through its built-in provider, which speaks the Responses WebSocket.
 
-The mid-stream disconnect plays examples/faults-flaky-api.yaml: both agents ask again, get
-the whole response (a fault strikes on its first delivery only) and finish the files. Each
-other kind is played on the first response of a short scenario (a sentence, then the agent's
-own tool writes a file; then a closing message), without ``--scenario-speed`` so that a
-fault's ``ms`` are real milliseconds. What the agent did is its row in docs/faults.md: how
-often it sent the faulted request again (streamed or not), what it told its user, and how the
-run ended (finished the files, failed, or still running at the bound).
-"""
+The issue's "done when" plays examples/faults-flaky-api.yaml (a stream cut mid-answer, then
+a 503): every agent asks again, gets the whole response (a fault strikes on its first
+delivery only) and finishes the files. Then each kind is played on the first response of a
+short scenario (a sentence, then the agent's own tool writes a file; then a closing
+message), without ``--scenario-speed`` so that a fault's ``ms`` are real milliseconds. What
+the agent did is its row in docs/faults.md: how often it sent the faulted request again
+(streamed or not, on which transport), what it told its user, and how the run ended
+(finished the files, failed, or still running at the bound)."""
 
 from __future__ import annotations
 
@@ -68,8 +69,9 @@ CASES: dict[str, Case] = {
     ),
 }
 # Codex gives up within seconds (5 reconnects, 0.2 s doubling; on its built-in provider 5 on
-# the WebSocket, then 5 more over HTTP): a second response cut on every delivery shows it. Claude Code's 10 retries back off to ~35 s each (2-3 minutes in
-# all), too long for the suite; its api_retry lines say how many it makes.
+# the WebSocket, then 5 more over HTTP): a second response cut on every delivery shows it.
+# Claude Code's 10 retries back off to ~35 s each (about 3 minutes in all), too long for the
+# suite; its api_retry lines say how many it makes.
 GIVE_UP: dict[Agent, Case] = {
     "codex": (("cut every time", after_say("kind: disconnect, times: 20")),),
     "codex-ws": (("cut every time", after_say("kind: disconnect, times: 20")),),
@@ -265,7 +267,7 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
     assert (
         shown(agent, done)
         == {
-            # the 503 is asked again at once by the HTTP client, silently
+            # Codex's HTTP client asks again after the 503's Retry-After, silently
             "codex": [
                 f"Reconnecting... 1/5 ({cut}: Transport error: network error: "
                 "error decoding response body)"
@@ -282,6 +284,8 @@ def test_a_mid_stream_disconnect_is_asked_again_and_the_files_finished(
 def test_what_the_agent_does_with_a_fault(
     agent: Agent, kind: str, tmp_path: Path, fault_verdict: Any
 ) -> None:
+    """One kind on the first response (Codex: for ``disconnect``, also a second response cut
+    on every delivery, until it gives up); the verdict must be docs/faults.md's row."""
     responses = CASES[kind] + (GIVE_UP[agent] if kind == "disconnect" else ())
     path = tmp_path / f"{kind}.yaml"
     path.write_text(scenario(kind, responses))
