@@ -81,6 +81,7 @@ from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_f
 from scenarist.wire import (
     WireApi,
     encode_body,
+    encode_moments,
     encode_stream,
     error_body,
     scripted_error_fields,
@@ -266,7 +267,8 @@ def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int
                                created=created, echo=echo)
         if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
             return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
-        return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
+        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(frames)),
+                       end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
 
