@@ -31,7 +31,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
@@ -71,6 +71,7 @@ from scenarist.llm.position import (
 )
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
+from scenarist.llm.request_body import BodyReader
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
@@ -424,6 +425,7 @@ class Answerer:
     strict: bool = False
     encode: Callable[[Rendering], Encoded] = encode_turn  # or a Memo around it
     threads: ThreadFields | None = None  # message threads' system and tools (continuation)
+    bodies: BodyReader = field(default_factory=BodyReader)  # with the tool lists seen before
 
     def answer(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
                notes: Notes | None = None) -> Rejection | Answer:
@@ -434,7 +436,7 @@ class Answerer:
         if notes is None:
             notes = {}
         try:
-            body = parse(request)
+            body = parse(request, self.bodies)
             if self.threads is not None and request.api == "messages":
                 body = self.threads.expand(body)
             conv = read(request, notes, body)
@@ -647,10 +649,10 @@ def _refused_continuation(exc: ContinuationError, notes: Notes) -> Rejection:
                      details=exc.details)
 
 
-def parse(request: ModelRequest) -> Any:
+def parse(request: ModelRequest, bodies: BodyReader) -> Any:
     """The request body as JSON."""
     try:
-        return orjson.loads(request.raw)
+        return bodies.parse(request.raw)
     except ValueError as exc:
         raise _Rejected(400, f"request body is not valid JSON: {exc}") from None
 
