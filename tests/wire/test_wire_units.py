@@ -178,3 +178,15 @@ def test_moments_fall_back_to_the_stdlib_for_what_orjson_refuses() -> None:
     frames = [Frame({1: "x"}), Frame("[DONE]", at_ms=5), Frame({"a": 1}, "e", at_ms=5)]
     assert list(encode_moments(frames)) == [
         (0, b'data: {"1":"x"}\n\n'), (5, b'data: [DONE]\n\nevent: e\ndata: {"a":1}\n\n')]
+
+
+def test_long_moments_equal_the_frames_joined() -> None:
+    """A moment of many frames (joined piecewise as it goes) and the moments around it."""
+    events = [MessageStart("r", "m", 3), *[TextDelta(f"word{i} ") for i in range(300)],
+              *[TextDelta(f"late{i} ", at_ms=5) for i in range(70)], Finish(at_ms=9)]
+    for api in ("openai_chat", "openai_responses", "anthropic"):
+        frames = list(encode_stream(api, events))
+        expected: dict[int, bytes] = {}
+        for frame in frames:
+            expected[frame.at_ms] = expected.get(frame.at_ms, b"") + frame.encode()
+        assert list(encode_moments(frames)) == list(expected.items())
