@@ -41,6 +41,7 @@ from scenarist.scenario.beats import (
     AgentPlanBeat,
     AssistantBeat,
     ErrorBeat,
+    FaultBeat,
     ProgressBeat,
     ThinkBeat,
     ToolBeat,
@@ -423,6 +424,8 @@ class _TurnPlay:
                 await self.agent._send(self.session, self.renderer.render(beat))
             case UserCancelSessionBeat():
                 pass  # the turn waits for the client's session/cancel (ScenarioAgent._play)
+            case FaultBeat():
+                pass  # the ACP agent plays no fault yet (scenarist.faults.CHANNELS)
             case _:
                 assert_never(beat)
         return True
