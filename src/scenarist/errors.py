@@ -13,6 +13,8 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   ├── CodexUsageError            fake-codex's bad option/command/config, exit 1 as codex
     │   ├── ConfigError                a bad hub TOML config or agent table, exit 2 (hub.config)
     │   ├── StoreUrlError              a ``--store`` URL the REST server cannot open (rest.store)
+    │   ├── ChaosError                 a ``--chaos`` value (or chaos header) that cannot be read
+    │   │                              (faults)
     │   └── DemoError                  ``scenarist demo`` cannot go on, exit 1 (demo)
     ├── WireError                      a peer sent what the API refuses; the server answers in the
     │   │                              API's own error format (HTTP ``status`` + error body, or

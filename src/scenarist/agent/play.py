@@ -53,6 +53,7 @@ from scenarist.scenario import (
     CompleteBeat,
     ErrorBeat,
     Event,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -270,6 +271,8 @@ class _Run:
                   | SessionStartBeat() | AssertBeat() | ScreenshotBeat() | StatusBeat()
                   | CompleteBeat() | MergeBeat()):
                 pass  # the test executor's, or nothing a terminal agent shows
+            case FaultBeat():
+                pass  # the mock agent plays no fault yet (scenarist.faults.CHANNELS)
             case _:
                 assert_never(beat)
 

@@ -39,6 +39,7 @@ from scenarist.scenario import (
     CompleteBeat,
     EditFile,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -165,6 +166,8 @@ def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[C
               | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat() | AssertBeat()
               | ScreenshotBeat() | LogBeat() | StatusBeat() | CompleteBeat() | MergeBeat()):
             return []  # not the agent's, or nothing Codex shows
+        case FaultBeat():
+            return []  # fake-codex plays no fault yet (scenarist.faults.CHANNELS)
         case _:
             assert_never(beat)
 

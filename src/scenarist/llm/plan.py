@@ -48,6 +48,7 @@ from scenarist.scenario.beats import (
     Beat,
     CompleteBeat,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -145,9 +146,8 @@ def build_script(scenario: Scenario) -> Script:
         for _, group in groupby(sorted(turn.beats, key=_index), key=_index):
             beats = tuple(group)  # one event's beats, in time order
             match beats[0]:
-                case ThinkBeat(event=response) | AssistantBeat(event=response) | ErrorBeat(
-                    event=response
-                ):
+                case (ThinkBeat(event=response) | AssistantBeat(event=response)
+                      | ErrorBeat(event=response) | FaultBeat(event=LlmResponse() as response)):
                     steps = tuple(b for b in beats if isinstance(b, ResponseBeat))
                     current = _response(response, steps, pending)
                     pending = []
@@ -169,7 +169,7 @@ def build_script(scenario: Scenario) -> Script:
                       | UserEditsBeat() | ApplyPatchBeat() | UserCommandBeat()
                       | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat()
                       | ScreenshotBeat() | LogBeat() | StatusBeat() | CompleteBeat()
-                      | MergeBeat()):
+                      | MergeBeat() | FaultBeat()):
                     pass  # not the model's business (see the module doc)
                 case _:
                     assert_never(beats[0])

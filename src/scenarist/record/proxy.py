@@ -16,10 +16,13 @@ error event), stderr names the request, nothing is recorded for it, and the prox
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -72,6 +75,14 @@ class RecordingProxy:
         self.now = now
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
         self.seq = 0
+        # Reading a finished exchange (a long history) and rewriting its scenario file happen
+        # on one worker thread: off the event loop, so other streams are not held up, and in
+        # the order the exchanges ended, which chaining them into conversations needs.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scenarist-record")
+
+    def keep_later(self, work: Callable[[], None]) -> asyncio.Future[None]:
+        """Run ``work`` (recording a finished exchange) on the recorder's worker thread."""
+        return asyncio.wrap_future(self._writer.submit(work))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -115,7 +126,7 @@ class RecordingProxy:
         if chunks is None or api is None:
             return
         test_id = next((v for k, v in headers if k.lower() == TEST_HEADER), None)
-        self._keep(api, body, response, chunks, test_id, label)
+        await self.keep_later(partial(self._keep, api, body, response, chunks, test_id, label))
 
     async def _relay(self, response: httpx.Response, send: Send, api: Api | None, label: str,
                      started: float) -> list[Chunk] | None:

@@ -35,6 +35,7 @@ from scenarist.scenario import (
     Beat,
     CompleteBeat,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -203,7 +204,7 @@ def beat_events(beat: Beat) -> Iterator[Body]:
             pass  # shapes an ACP session; nothing happens in this one
         case (AgentPlanBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat()
               | SetModeBeat() | SetModelBeat() | UserEditsBeat() | UserCancelSessionBeat()
-              | AssertBeat() | ScreenshotBeat() | MergeBeat()):
+              | AssertBeat() | ScreenshotBeat() | MergeBeat() | FaultBeat()):
             yield _log(_marker(beat), level="debug", source=beat.kind)
         case _:
             assert_never(beat)

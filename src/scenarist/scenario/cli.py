@@ -62,6 +62,8 @@ def beat_json(beat: Beat, at_ms: int) -> dict[str, Any]:
             out["error_type"] = error.error_type
             out["status_code"] = error.status_code
             out["text"] = error.message
+        case b.FaultBeat(step=fault):
+            out["fault"] = fault.kind
         case b.StatusBeat(event=e):
             out["text"] = e.status
         case b.LogBeat(event=e):
