@@ -55,11 +55,16 @@ class Plays:
     timeline: frozenset[FaultKind] = frozenset()
 
 
+#: the ACP agent's kinds: its stdio transport's (scenarist.acp.faulty) and its late answer
+_ACP: frozenset[FaultKind] = frozenset({
+    "disconnect", "truncate", "malformed", "stall", "duplicate", "reorder", "exit", "stderr",
+    "fragment", "lateResponse"})
+
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
     "llm": Plays("the model API (scenarist llm)"),
     "rest": Plays("the REST/SSE server (scenarist rest)"),
-    "acp": Plays("the ACP agent (scenarist acp)"),
+    "acp": Plays("the ACP agent (scenarist acp)", _ACP, _ACP),
     "codex": Plays("fake-codex"),
     "agent": Plays("the mock agent (scenarist agent)"),
     "hub": Plays("the hub (scenarist hub)"),

@@ -10,7 +10,10 @@ all (a hang, ended by this test's bound, never by the SDK).
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
+from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from acp import schema as s
 from acpkit import agent_command, child_env, write_scenario
 
 HANG_S = 3.0  # how long a prompt may go unanswered before the verdict is "hangs"
+PYTHON_SDK = f"ACP Python SDK {version('agent-client-protocol')} (spawn_agent_process)"
 
 BASE = """\
     name: verdict
@@ -32,6 +36,17 @@ BASE = """\
           - assistant: [[10, "two"]]
       {after}
     """
+
+
+class _Errors(logging.Handler):
+    """The messages of the error records the SDK logs meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 class _Seen(acp.Client):
@@ -65,7 +80,18 @@ async def python_sdk(tmp_path: Path, *, before: str = "", inside: str = "",
                      after: str = "", cancel: bool = False) -> str:
     """Play the fault to the Python SDK's client; its verdict in a few words."""
     path = write_scenario(tmp_path, BASE.format(before=before, inside=inside, after=after))
-    seen = _Seen()
+    seen, errors = _Seen(), _Errors()
+    logging.getLogger().addHandler(errors)
+    try:
+        verdict = await _play(tmp_path, path, seen, cancel)
+    finally:
+        logging.getLogger().removeHandler(errors)
+    if errors.messages:
+        verdict += f"; it logs {', '.join(sorted(set(errors.messages)))!r}"
+    return verdict
+
+
+async def _play(tmp_path: Path, path: Path, seen: _Seen, cancel: bool) -> str:
     command, *rest = agent_command("--speed", "0.01", "--scenario", str(path))
     async with acp.spawn_agent_process(seen, command, *rest, env=child_env(), cwd=str(tmp_path),
                                        transport_kwargs={"stderr": subprocess.DEVNULL,
@@ -83,46 +109,41 @@ async def python_sdk(tmp_path: Path, *, before: str = "", inside: str = "",
         done, _ = await asyncio.wait({prompt}, timeout=HANG_S)
         if not done:
             prompt.cancel()
-            return f"hangs: session/prompt is never answered (after {len(seen.texts)} updates)"
-        if prompt.exception() is not None:
-            exc = prompt.exception()
-            return f"raises {type(exc).__name__}: {exc}"
+            return (f"waits for ever: session/prompt is never answered (after "
+                    f"{len(seen.texts)} update(s)); only the caller's own timeout ends it")
+        exc = prompt.exception()
+        if exc is not None:
+            return f"the pending session/prompt raises {type(exc).__name__}: {exc} (no hang)"
         await asyncio.sleep(0.2)  # anything still on its way
-        text = f"completes ({prompt.result().stop_reason}); text {''.join(seen.texts)!r}"
+        text = (f"session/prompt answers {prompt.result().stop_reason}; session_update saw "
+                f"the text {''.join(seen.texts)!r}")
         late = len(seen.wire) - seen.wire.index("answer") - 1
         if late:
-            text += f"; {late} update(s) read after the answer, handed on all the same"
+            text += f", {late} update(s) of it read after the answer and handed on all the same"
         return text
 
 
-@pytest.mark.parametrize(("fault", "where", "verdict"), [
-    ("fragment", {"before": "- fault: {kind: fragment, bytes: 1}"},
-     "completes (end_turn); text 'one two'"),
-    ("malformed", {"inside": "- fault: {kind: malformed}"},
-     "completes (end_turn); text 'one two'"),
-    ("exit", {"inside": "- fault: {kind: exit, code: 3}"},
-     "raises ConnectionError: Connection closed"),
-    ("disconnect", {"inside": "- fault: {kind: disconnect}"},
-     "raises ConnectionError: Connection closed"),
-    ("stall", {"inside": "- fault: {kind: stall, ms: 200}"},
-     "completes (end_turn); text 'one two'"),
-    ("truncate", {"inside": "- fault: {kind: truncate}"},
-     "hangs: session/prompt is never answered (after 1 updates)"),
-    ("duplicate", {"inside": "- fault: {kind: duplicate}"},
-     "completes (end_turn); text 'one twotwo'"),
-    ("reorder", {"inside": "- fault: {kind: reorder}"},
-     "completes (end_turn); text 'one two'; 1 update(s) read after the answer, handed on "
-     "all the same"),
-    ("stderr", {"inside": "- fault: {kind: stderr, text: noise}"},
-     "completes (end_turn); text 'one two'"),
-])
-async def test_python_sdk_client(tmp_path: Path, fault: str, where: dict[str, str],
-                                 verdict: str) -> None:
-    assert await python_sdk(tmp_path, **where) == verdict
-
-
-async def test_python_sdk_client_waits_for_a_late_answer_after_cancel(tmp_path: Path) -> None:
-    verdict = await python_sdk(tmp_path, inside="", after="- userCancelSession\n"
+CASES: list[tuple[str, dict[str, str]]] = [
+    ("fragment", {"before": "- fault: {kind: fragment, bytes: 1}"}),
+    ("malformed", {"inside": "- fault: {kind: malformed}"}),
+    ("exit", {"inside": "- fault: {kind: exit, code: 3}"}),
+    ("disconnect", {"inside": "- fault: {kind: disconnect}"}),
+    ("stall", {"inside": "- fault: {kind: stall, ms: 200}"}),
+    ("truncate", {"inside": "- fault: {kind: truncate}"}),
+    ("duplicate", {"inside": "- fault: {kind: duplicate}"}),
+    ("reorder", {"inside": "- fault: {kind: reorder}"}),
+    ("stderr", {"inside": "- fault: {kind: stderr, text: noise}"}),
+    ("lateResponse", {"after": "- userCancelSession\n"
                                "      - llmResponse: [{assistant: [[10, ' late']]}]\n"
-                               "      - fault: {kind: lateResponse, ms: 300}", cancel=True)
-    assert verdict == "completes (cancelled); text 'one two late'"
+                               "      - fault: {kind: lateResponse, ms: 300}",
+                      "cancel": "yes"}),
+]
+
+
+@pytest.mark.parametrize(("kind", "where"), CASES, ids=[c[0] for c in CASES])
+async def test_python_sdk_client(tmp_path: Path, kind: str, where: dict[str, str],
+                                 fault_verdict: Callable[[str, str, str, str], None]) -> None:
+    observed = await python_sdk(tmp_path, before=where.get("before", ""),
+                                inside=where.get("inside", ""), after=where.get("after", ""),
+                                cancel="cancel" in where)
+    fault_verdict("acp", PYTHON_SDK, kind, observed)

@@ -141,11 +141,11 @@ async def test_a_malformed_line_is_quoted_with_its_moment_and_the_turn_goes_on(
     assert texts(report) == ["before ", "after"]
     found = problems(report, "agent messages")
     assert found[0].startswith("2 line(s) from the agent are not JSON-RPC messages")
-    assert found[1].startswith("line 3 (during session/prompt of turn 1, after 1 update): "
-                               "parse error: ")
+    assert found[1].startswith("line 4 (during session/prompt of turn 1, after 1 update): "
+                               "parse error: Expecting value at column 66: ")
     assert found[1].endswith('"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"session/update\\",'
                              '\\"params\\":{\\"sessionId\\":"')
-    assert found[2] == ("line 5 (during session/prompt of turn 1, after 2 updates): invalid "
+    assert found[2] == ("line 6 (during session/prompt of turn 1, after 2 updates): invalid "
                         "request: id is a boolean; it must be a string, a number or null: "
                         '"{\\"jsonrpc\\": \\"2.0\\", \\"id\\": true}"')
 
@@ -236,9 +236,9 @@ async def test_a_truncated_turn_ends_at_the_timeout_saying_what_it_waited_for(
               - assistant: [[10, "one "]]
               - fault: {kind: truncate}
               - assistant: [[10, "two"]]
-        """, timeout=3.0)
+        """, timeout=8.0)  # (the SDK's import alone may take 2 s on a busy machine)
     [problem] = problems(report, "agent")
-    assert problem.startswith("no end after 3.0 s (--timeout), during session/prompt of turn 1, "
+    assert problem.startswith("no end after 8.0 s (--timeout), during session/prompt of turn 1, "
                               "after 1 update; the agent's last line came ")
     assert texts(report) == ["one "]
 
@@ -324,7 +324,8 @@ async def test_a_late_cancelled_answer_with_updates_after_the_cancel_is_tolerate
     order = [m["message"].get("method") or "answer" for m in report.transcript
              if m["message"].get("method") in ("session/cancel", "session/update")
              or "stopReason" in m["message"].get("result", {})]
-    assert order == ["session/update", "session/cancel", "session/update", "answer"]
+    # the cancel may overtake the first update; the second comes after it, then the answer
+    assert order[-2:] == ["session/update", "answer"] and "session/cancel" in order[:-2]
 
 
 async def test_a_late_answer_other_than_cancelled_is_reported(tmp_path: Path) -> None:

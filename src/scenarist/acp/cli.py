@@ -103,6 +103,7 @@ def _serve(parser: Parser, args: Any) -> int:
         if not isinstance(mcp, list):
             parser.error("--mcp-servers must be a JSON list of MCP servers")
     scenarios = _scenarios(parser, args)
+    _warn_unplayed(scenarios)
     try:
         playable = candidates(ScenarioIndex(scenarios), args.scenario_name)
     except SelectionError as exc:
@@ -127,6 +128,17 @@ def _serve(parser: Parser, args: Any) -> int:
     with event_loop_runner() as runner:
         runner.run(serve_stdio(answer, make_agent))
     return 0
+
+
+def _warn_unplayed(scenarios: Sequence[Any]) -> None:
+    """Say (stderr) which of the scenarios' faults the ACP agent does not play."""
+    import sys
+
+    from scenarist.faults import unplayed
+
+    for scenario in scenarios:
+        for issue in unplayed(scenario, "acp"):
+            print(issue, file=sys.stderr)
 
 
 def acp_test_parser() -> Parser:

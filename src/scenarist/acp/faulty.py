@@ -39,7 +39,7 @@ from scenarist.play.pacing import Schedule
 if TYPE_CHECKING:
     from scenarist.scenario.model import Fault
 
-__all__ = ["DEFAULT_MALFORMED", "FLUSH_S", "FaultyLines", "WIRE_KINDS"]
+__all__ = ["DEFAULT_MALFORMED", "FLUSH_S", "WIRE_KINDS", "FaultyLines"]
 
 #: the kinds this transport plays itself (``lateResponse`` is the agent's: scenarist.acp.agent)
 WIRE_KINDS = frozenset({"fragment", "malformed", "duplicate", "reorder", "stall", "disconnect",
@@ -78,6 +78,7 @@ class FaultyLines(CheckedLines):
         self._held: bytes | None = None  # a reordered update, sent after the next message
         self._armed: _Armed | None = None
         self._plain = True  # no fault has struck: a message is one write, as CheckedLines's
+        self._out_fd = _fileno(writer)  # (read now: the transport may close its file)
 
     # -- what the agent calls ------------------------------------------------------------
     async def strike(self, fault: Fault) -> None:
@@ -174,8 +175,8 @@ class FaultyLines(CheckedLines):
         if kind == "fragment":
             self.chunk_bytes = max(1, fault.chunk_bytes)
         elif kind == "malformed":
-            text = fault.text.encode() if fault.text is not None else DEFAULT_MALFORMED
-            await self._pieces(text.rstrip(b"\n") + b"\n")
+            bad = fault.text.encode() if fault.text is not None else DEFAULT_MALFORMED
+            await self._pieces(bad.rstrip(b"\n") + b"\n")
         elif kind in ("duplicate", "reorder"):
             self._next_update = fault
         elif kind == "stall":
@@ -207,7 +208,28 @@ class FaultyLines(CheckedLines):
         await self._flush()
         self.cut = True
         self.writer.close()
+        await asyncio.sleep(0)  # the transport lets its pipe go
+        if self._out_fd is not None:
+            _let_go(self._out_fd)
         self.log("fault: stdout closed (disconnect); the agent lives on until stdin closes")
+
+
+def _fileno(writer: asyncio.StreamWriter) -> int | None:
+    pipe = writer.get_extra_info("pipe")
+    try:
+        return int(pipe.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _let_go(fd: int) -> None:
+    """Make sure descriptor ``fd`` no longer holds the pipe: an event loop may keep it open
+    after its transport closes (uvloop does), and the client sees the end of the stream only
+    when the last holder lets go. ``fd`` stays valid, on /dev/null."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def _exit(fault: Fault) -> None:
