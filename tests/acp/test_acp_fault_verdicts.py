@@ -1,16 +1,19 @@
-"""What the official ACP SDK's client does with each fault ``scenarist acp`` plays (issue 25):
+"""What the official ACP SDKs' clients do with each fault ``scenarist acp`` plays (issue 25):
 observed against the real agent process, recorded as docs/faults.md's ACP rows.
 
-The client is the ACP Python SDK's own (``acp.spawn_agent_process``: its stdio transport, not
-``acp-test``'s checked one). Each test plays one fault and classifies what the caller of
-``conn.prompt`` sees: the turn completes (and what arrived), an exception, or no answer at
+The clients are the SDKs' own: the Python SDK's ``acp.spawn_agent_process`` (its stdio
+transport, not ``acp-test``'s checked one) and the TypeScript SDK's ``ndJsonStream``
+(tests/node/acp_sdk_fault_client.mjs). Each test plays one fault and classifies what the
+caller of the prompt sees: the turn completes (and what arrived), an error, or no answer at
 all (a hang, ended by this test's bound, never by the SDK).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import shutil
 import subprocess
 from collections.abc import Callable
 from importlib.metadata import version
@@ -20,10 +23,12 @@ from typing import Any
 import acp
 import pytest
 from acp import schema as s
-from acpkit import agent_command, child_env, write_scenario
+from acpkit import REPO, agent_command, child_env, write_scenario
 
 HANG_S = 3.0  # how long a prompt may go unanswered before the verdict is "hangs"
 PYTHON_SDK = f"ACP Python SDK {version('agent-client-protocol')} (spawn_agent_process)"
+NODE_DIR = REPO / "tests" / "node"
+TS_SDK_PACKAGE = NODE_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
 
 BASE = """\
     name: verdict
@@ -147,3 +152,47 @@ async def test_python_sdk_client(tmp_path: Path, kind: str, where: dict[str, str
                                 inside=where.get("inside", ""), after=where.get("after", ""),
                                 cancel="cancel" in where)
     fault_verdict("acp", PYTHON_SDK, kind, observed)
+
+
+def _ts_sdk() -> str:
+    found = shutil.which("node")
+    assert found, "node is required (scripts/test installs the npm packages with it)"
+    assert TS_SDK_PACKAGE.exists(), "run `npm ci` in tests/node (scripts/test does)"
+    return found
+
+
+def typescript_sdk(tmp_path: Path, *, before: str = "", inside: str = "", after: str = "",
+                   cancel: bool = False) -> str:
+    """Play the fault to the TypeScript SDK's client; its verdict in a few words."""
+    path = write_scenario(tmp_path, BASE.format(before=before, inside=inside, after=after))
+    done = subprocess.run(
+        [_ts_sdk(), str(NODE_DIR / "acp_sdk_fault_client.mjs"), str(tmp_path),
+         str(int(HANG_S * 1000)), "1" if cancel else "0", "--",
+         *agent_command("--speed", "0.01", "--scenario", str(path))],
+        capture_output=True, text=True, timeout=60, env=child_env(), stdin=subprocess.DEVNULL,
+        check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    text = "".join(seen["texts"])
+    if seen["outcome"] == "pending":
+        verdict = (f"waits for ever: session/prompt is never answered (after "
+                   f"{len(seen['texts'])} update(s)); only the caller's own timeout ends it")
+    elif seen["outcome"] == "rejected":
+        verdict = f"the pending session/prompt rejects: {seen['error']} (no hang)"
+    else:
+        verdict = (f"session/prompt answers {seen['stopReason']}; the update handler saw the "
+                   f"text {text!r}")
+    if seen["logged"]:
+        verdict += f"; it logs {', '.join(sorted(set(seen['logged'])))!r}"
+    return verdict
+
+
+@pytest.mark.real_agent
+@pytest.mark.parametrize(("kind", "where"), CASES, ids=[c[0] for c in CASES])
+def test_typescript_sdk_client(tmp_path: Path, kind: str, where: dict[str, str],
+                               fault_verdict: Callable[[str, str, str, str], None]) -> None:
+    observed = typescript_sdk(tmp_path, before=where.get("before", ""),
+                              inside=where.get("inside", ""), after=where.get("after", ""),
+                              cancel="cancel" in where)
+    sdk_version = json.loads(TS_SDK_PACKAGE.read_text())["version"]
+    fault_verdict("acp", f"ACP TypeScript SDK {sdk_version} (ndJsonStream)", kind, observed)
