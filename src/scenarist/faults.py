@@ -62,7 +62,9 @@ _ACP: frozenset[FaultKind] = frozenset({
 
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
-    "llm": Plays("the model API (scenarist llm)"),
+    "llm": Plays("the model API (scenarist llm)", response=frozenset({
+        "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
+        "httpStatus"})),
     "rest": Plays("the REST/SSE server (scenarist rest)"),
     "acp": Plays("the ACP agent (scenarist acp)", _ACP, _ACP),
     "codex": Plays("fake-codex"),

@@ -30,7 +30,7 @@ llm record a frozen dataclass an answer took 247-263 µs streamed and 167-174 µ
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -80,6 +80,7 @@ from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import (
     WireApi,
+    WireEvent,
     encode_body,
     encode_stream,
     error_body,
@@ -170,6 +171,10 @@ class Encoded(NamedTuple):
     batches: tuple[Batch, ...]  # a streamed one
     end_ms: int  # when the turn ends (unscaled): a non-streamed answer is due then
     sse: bool = True  # a stream's frames are SSE (Gemini without ?alt=sse: a JSON array)
+    # a turn with a fault (docs/faults.md): its stream frame by frame, and how many frames
+    # come before the fault where the scenario placed it
+    frames: tuple[Batch, ...] = ()
+    strike: int = 0
 
 
 class Answer(NamedTuple):
@@ -180,6 +185,8 @@ class Answer(NamedTuple):
     encoded: Encoded
     notes: Notes
     repeatable: bool = False
+    turn: ModelTurn | None = None  # the turn answered, and its ids (faults are keyed by them)
+    ref: TurnRef | None = None
 
 
 class Rendering(NamedTuple):
@@ -253,7 +260,34 @@ def encode_turn(r: Rendering) -> Encoded:
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
-    return encode_events(r.api, r.conv, rendered, r.created)
+    encoded = encode_events(r.api, r.conv, rendered, r.created)
+    if r.turn.fault is not None and r.conv.stream:  # only then: faults cost nothing unused
+        from scenarist.llm.faults import strike_event
+
+        return with_frames(encoded, r.api, r.conv, rendered, r.created,
+                           strike_event(rendered.events, r.turn))
+    return encoded
+
+
+def with_frames(encoded: Encoded, api: Api, conv: Conversation, rendered: Rendered,
+                created: int, event: int) -> Encoded:
+    """``encoded`` with its stream frame by frame and the number of frames the encoder made
+    before it read neutral event number ``event`` (where a fault strikes: docs/faults.md)."""
+    made: list[Batch] = []
+    before: list[int] = []
+
+    def feed() -> Iterator[WireEvent]:
+        for i, item in enumerate(rendered.events):
+            if i == event:
+                before.append(len(made))
+            yield item
+
+    frames = encode_stream(WIRE[api], feed(), include_usage=conv.include_usage,
+                           created=created, echo=_echo(conv) if api == "responses" else None)
+    pieces = (array_pieces(frames) if not encoded.sse
+              else ((f.at_ms, f.encode()) for f in frames))
+    made.extend(Batch(at, data) for at, data in pieces)
+    return encoded._replace(frames=tuple(made), strike=before[0] if before else len(made))
 
 
 def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int) -> Encoded:
@@ -390,7 +424,7 @@ class RequestMemo:
         hit = self._answers.get(key)
         if hit is not None:
             notes.update(hit.notes)
-            return Answer(hit.encoded, notes, True)
+            return Answer(hit.encoded, notes, True, hit.turn, hit.ref)
         learned: Notes = {}
         result = self.answer(request, served, learned)
         notes.update(learned)
@@ -401,7 +435,7 @@ class RequestMemo:
                 self._bytes = 0
             self._answers[key] = result
             self._bytes += size
-            return Answer(result.encoded, notes, True)
+            return Answer(result.encoded, notes, True, result.turn, result.ref)
         return result
 
 
@@ -484,7 +518,7 @@ class Answerer:
                 strict(script, turn, tools, encoded)
             repeatable = not (script.has_errors or threads is not None or (turn.checks and not side)
                               or reads_files(turn))
-            return Answer(encoded, notes, repeatable)
+            return Answer(encoded, notes, repeatable, turn, ref)
         except _Rejected as exc:
             return exc.rejection(notes)
         except ContinuationError as exc:

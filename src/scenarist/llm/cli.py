@@ -6,6 +6,7 @@
                   [--workspace DIR]
                   [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
+                  [--chaos RATE[:kind,kind]] [--seed N]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
 ``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0); a usage or
@@ -101,6 +102,20 @@ def parser() -> Parser:
     )
     add_recording(p, required=False)
     p.add_argument(
+        "--chaos",
+        metavar="RATE[:kind,kind]",
+        help="fault each answer with probability RATE (0..1) by one of the kinds (default: "
+        "every kind the model API plays), the same faults for the same --seed; see "
+        "docs/faults.md",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the seed of --chaos and of the x-scenarist-chaos header (default 0)",
+    )
+    p.add_argument(
         "--no-memo",
         action="store_true",
         help="answer every request afresh: no answer given again to a repeated request, no "
@@ -123,6 +138,13 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--spin-ms must be >= 0, got {args.spin_ms:g}"
     if args.workspace is not None and not args.workspace.is_dir():
         return f"--workspace {args.workspace}: no such directory; create it or pass another"
+    if args.chaos is not None:
+        from scenarist.faults import CHANNELS, ChaosError, parse_chaos
+
+        try:
+            args.chaos = parse_chaos(args.chaos, args.seed, CHANNELS["llm"].response)
+        except ChaosError as exc:
+            return f"--chaos: {exc}"
     return miss_problem(args)
 
 
@@ -160,7 +182,10 @@ def load_scripts(
     )
     scenarios = select_tags(scenarios, tags)
     if notes is not None:
+        from scenarist.faults import unplayed
+
         notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
+        notes.extend(str(issue) for s in scenarios for issue in unplayed(s, "llm"))
     return [build_script(s) for s in scenarios]
 
 
@@ -234,6 +259,8 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         memoize=not args.no_memo,
         clock=RealClock(spin_ms=args.spin_ms),
         on_miss=_miss_proxy(args) if args.record_on_miss else None,
+        chaos=args.chaos,
+        seed=args.seed,
     )
     server = MockModelServer(scripts, options)
     server.selector.index.prepare()  # the prompt search is built now, not on the first request

@@ -1,0 +1,81 @@
+"""Faults on the Responses WebSocket: a cut drops the connection without a close frame, a
+malformed message is not JSON, an error status is an ``error`` event; the retry on a new
+socket gets the whole answer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from faultkit import FIRST, PROMPT, WHOLE, script
+from websockets.exceptions import ConnectionClosedError
+from websockets.sync.client import ClientConnection, connect
+
+from scenarist.llm.plan import build_script
+from scenarist.scenario import load_scenario_text
+
+
+def one_answer(fault: str, first: bool = False) -> Any:
+    place = f"      - fault: {fault}\n"
+    steps = [f'      - assistant: [[0, "{FIRST[0]}"]]\n', f'      - assistant: [[0, "{FIRST[1]}"]]\n']
+    body = place + "".join(steps) if first else steps[0] + place + steps[1]
+    return build_script(load_scenario_text(
+        f'name: ws\ntimeline:\n  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}'))
+
+
+def ask(ws: ClientConnection) -> list[str]:
+    """Send the prompt; the messages until the response ends (or the connection drops)."""
+    ws.send(json.dumps({"type": "response.create", "model": "m", "input": PROMPT}))
+    got: list[str] = []
+    while True:
+        message = ws.recv(timeout=5)
+        assert isinstance(message, str)
+        got.append(message)
+        if any(f'"type":"{end}"' in message for end in ("response.completed", "error",
+                                                       "response.failed")):
+            return got
+
+
+def text(messages: list[str]) -> str:
+    out = []
+    for m in messages:
+        try:
+            event = json.loads(m)
+        except ValueError:
+            continue
+        if event.get("type") == "response.output_text.delta":
+            out.append(event["delta"])
+    return "".join(out)
+
+
+def url(srv: Any) -> str:
+    return srv.url.replace("http://", "ws://") + "/v1/responses"
+
+
+def test_a_cut_drops_the_socket_without_a_close_frame_and_a_retry_gets_all(serve: Any) -> None:
+    srv = serve([script("disconnect")])
+    got: list[str] = []
+    with connect(url(srv)) as ws, pytest.raises(ConnectionClosedError) as info:
+        ws.send(json.dumps({"type": "response.create", "model": "m", "input": PROMPT}))
+        while True:
+            message = ws.recv(timeout=5)
+            assert isinstance(message, str)
+            got.append(message)
+    assert info.value.rcvd is None  # no close frame came
+    assert text(got) == FIRST[0]
+    with connect(url(srv)) as ws:
+        assert text(ask(ws)) == WHOLE
+    assert [(e.get("delivery"), e.get("cut")) for e in srv.journal] == [(1, True), (2, None)]
+
+
+def test_malformed_message_and_error_status_on_the_socket(serve: Any) -> None:
+    srv = serve([one_answer("{kind: malformed, text: 'not json'}")])
+    with connect(url(srv)) as ws:
+        got = ask(ws)
+    assert "not json" in got and text(got) == WHOLE
+    srv = serve([one_answer("{kind: httpStatus, statusCode: 529}", first=True)])
+    with connect(url(srv)) as ws:
+        error = json.loads(ask(ws)[-1])
+        assert (error["type"], error["status"]) == ("error", 529)
+        assert text(ask(ws)) == WHOLE  # the same request again, on the same socket
