@@ -6,6 +6,7 @@ nothing hangs (every wait here is bounded and every agent process is stopped).""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -333,3 +334,62 @@ async def test_a_late_answer_other_than_cancelled_is_reported(tmp_path: Path) ->
     assert problems(report, "prompt 1") == [
         "session/prompt of turn 1 was answered with stopReason 'end_turn' after the client's "
         "session/cancel; ACP requires 'cancelled'"]
+
+
+# -- seeded chaos -------------------------------------------------------------------------
+
+CHAOS_SCENARIO = "name: chaos\ntimeline:\n" + "".join(
+    f'  - userInputs: [[{100 * n}, "turn {n}"]]\n'
+    f'  - llmResponse: [{{assistant: [[1, "a{n} "]]}}, {{assistant: [[1, "b{n} "]]}}, '
+    f'{{assistant: [[1, "c{n}"]]}}]\n' for n in range(6))
+
+
+def chaos_bytes(path: Path, tmp_path: Path, *chaos: str) -> bytes:
+    """Everything ``scenarist acp --chaos`` writes on stdout for six prompt turns."""
+    process = subprocess.Popen(
+        agent_command("--speed", "0.01", "--session-id", "s", "--scenario", str(path), *chaos),
+        env=child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, cwd=tmp_path)
+    assert process.stdin is not None and process.stdout is not None
+    out = b""
+    try:
+        process.stdin.write(INIT + b'{"jsonrpc":"2.0","id":1,"method":"session/new",'
+                            b'"params":{"cwd":"/tmp","mcpServers":[]}}\n')
+        process.stdin.flush()
+        for n in range(6):
+            prompt = {"jsonrpc": "2.0", "id": 10 + n, "method": "session/prompt",
+                      "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "go"}]}}
+            process.stdin.write(json.dumps(prompt).encode() + b"\n")
+            process.stdin.flush()
+            while f'"id":{10 + n},"result"'.encode() not in out:
+                line = process.stdout.readline()
+                assert line, out.decode()
+                out += line
+        process.stdin.close()
+        out += process.stdout.read()
+        assert process.wait(WAIT_S) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(WAIT_S)
+    return out
+
+
+def test_the_same_seed_gives_the_same_bytes_and_another_seed_others(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, CHAOS_SCENARIO)
+    kinds = ("--chaos", "1:malformed,duplicate,reorder,fragment")
+    runs = [hashlib.sha256(chaos_bytes(path, tmp_path, *kinds, "--seed", seed)).hexdigest()
+            for seed in ("7", "7", "8")]
+    plain = hashlib.sha256(chaos_bytes(path, tmp_path)).hexdigest()
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2] and plain not in runs
+
+
+def test_an_unreadable_chaos_is_a_usage_error(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, CHAOS_SCENARIO)
+    done = subprocess.run(agent_command("--scenario", str(path), "--chaos", "0.5:httpStatus"),
+                          env=child_env(), capture_output=True, text=True, timeout=WAIT_S,
+                          check=False, stdin=subprocess.PIPE)
+    assert done.returncode == 2
+    assert "--chaos: chaos '0.5:httpStatus': 'httpStatus' is not a fault kind played here" in (
+        done.stderr)

@@ -37,6 +37,7 @@ from scenarist.acp.updates import (
     stop_reason,
     usage,
 )
+from scenarist.faults import Chaos, chaos_fault, describe
 from scenarist.play import Clock, Player, RealClock
 from scenarist.play.pacing import Schedule
 from scenarist.scenario.beats import (
@@ -77,6 +78,7 @@ class AgentOptions:
     cwd: str | None = None  # resolve relative paths against this instead of the client's cwd
     mcp_servers: tuple[Mapping[str, Any], ...] | None = None  # expected from the client
     speed: float = 1.0
+    chaos: Chaos | None = None  # --chaos: a seeded fault per prompt turn
 
 
 @dataclass(slots=True)
@@ -334,6 +336,7 @@ class ScenarioAgent(acp.Agent):
                 "and all were played", sessionId=session_id)
         turn = turns[session.next_turn]
         session.next_turn += 1
+        await self._chaos(session, turn)
         cancel = session.cancel = asyncio.Event()
         play = asyncio.create_task(self._play(session, turn, cancel))
         waiter = asyncio.create_task(cancel.wait())
@@ -350,6 +353,19 @@ class ScenarioAgent(acp.Agent):
             self._release_terminals(session)
         return s.PromptResponse(stop_reason=reason, usage=usage(turn.expected),
                                 field_meta=self._response_meta(turn))
+
+    async def _chaos(self, session: _Session, turn: Turn) -> None:
+        """Strike ``--chaos``'s fault for this turn, if it draws one: a pure function of the
+        seed, the scenario, the session and the turn's place, so every run faults the same
+        turns the same way."""
+        chaos, wire = self.options.chaos, self.wire
+        if chaos is None or wire is None or session.script is None:
+            return
+        identity = f"{session.script.scenario.name}\0{session.id}\0{session.next_turn}"
+        fault = chaos_fault(chaos, identity.encode(), len(turn.beats))
+        if fault is not None:
+            log(f"chaos: turn {session.next_turn} of session {session.id}: {describe(fault)}")
+            await wire.strike(fault)
 
     @staticmethod
     def _response_meta(turn: Turn) -> dict[str, Any] | None:

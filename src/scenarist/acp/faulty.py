@@ -37,13 +37,16 @@ from scenarist.play.clock import Clock, RealClock
 from scenarist.play.pacing import Schedule
 
 if TYPE_CHECKING:
-    from scenarist.scenario.model import Fault
+    from scenarist.scenario.model import Fault, FaultKind
 
-__all__ = ["DEFAULT_MALFORMED", "FLUSH_S", "WIRE_KINDS", "FaultyLines"]
+__all__ = ["CHAOS_KINDS", "DEFAULT_MALFORMED", "FLUSH_S", "WIRE_KINDS", "FaultyLines"]
 
 #: the kinds this transport plays itself (``lateResponse`` is the agent's: scenarist.acp.agent)
-WIRE_KINDS = frozenset({"fragment", "malformed", "duplicate", "reorder", "stall", "disconnect",
+WIRE_KINDS: frozenset[FaultKind] = frozenset({"fragment", "malformed", "duplicate", "reorder", "stall", "disconnect",
                         "truncate", "stderr", "exit"})
+#: what ``--chaos`` draws from: every wire kind but ``truncate`` (a turn never answered is a
+#: hang to test on purpose, not load-test noise)
+CHAOS_KINDS = WIRE_KINDS - {"truncate"}
 #: a ``malformed`` fault's line when the scenario gives no ``text``: a session/update cut short
 DEFAULT_MALFORMED = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
 FLUSH_S = 2.0  # the bound on waiting for the pipe to take what was written, before an exit
