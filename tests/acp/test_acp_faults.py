@@ -393,3 +393,20 @@ def test_an_unreadable_chaos_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "--chaos: chaos '0.5:httpStatus': 'httpStatus' is not a fault kind played here" in (
         done.stderr)
+
+
+def test_a_fault_the_agent_does_not_play_is_named_at_start(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """\
+        name: http-only
+        timeline:
+          - userInputs: [[0, "go"]]
+          - llmResponse:
+              - assistant: [[10, "one"]]
+              - fault: {kind: httpStatus, statusCode: 529}
+        """)
+    done = subprocess.run(agent_command("--scenario", str(path)), env=child_env(),
+                          capture_output=True, text=True, timeout=WAIT_S, check=False,
+                          input="")
+    assert done.returncode == 0, done.stderr
+    assert (f"{path}:6:16: warning: the ACP agent (scenarist acp) does not play a httpStatus "
+            "fault in an llmResponse; it is ignored here") in done.stderr
