@@ -178,7 +178,7 @@ def test_unplayed_faults_are_located_warnings() -> None:
         (5, 16, "timeline[0].llmResponse.fault", "warning"), (6, 12, "timeline[1].fault",
                                                                "warning")]
     assert str(issues[0]).startswith(
-        "w.yaml:5:16: warning: the hub (scenarist hub) does not play a exit fault in an "
+        "w.yaml:5:16: warning: the hub (scenarist hub) does not play exit faults in an "
         "llmResponse; it is ignored here")
     assert "docs/faults.md" in issues[1].hint
 

@@ -91,7 +91,7 @@ def unplayed(scenario: Scenario, channel: Channel) -> list[Issue]:
         out.append(Issue(file, fault.line or event.line, fault.col or event.col,
                          f"{event.key_path}.fault" if isinstance(event, LlmResponse)
                          else event.key_path,
-                         f"{plays.name} does not play a {fault.kind} fault {where}; "
+                         f"{plays.name} does not play {fault.kind} faults {where}; "
                          "it is ignored here",
                          f"the kinds it plays {where}: {played} (docs/faults.md)", "warning"))
     return out

@@ -94,13 +94,13 @@ def test_timeline_faults_and_their_keys() -> None:
 
 
 @pytest.mark.parametrize(("fault", "needle", "hint"), [
-    ("{kind: stall, ms: 10, code: 3}", "'code' does not belong to a stall fault",
+    ("{kind: stall, ms: 10, code: 3}", "'code' is not a key of stall faults",
      "'code' is for exit faults"),
-    ("{kind: disconnect, text: x}", "'text' does not belong to a disconnect fault",
+    ("{kind: disconnect, text: x}", "'text' is not a key of disconnect faults",
      "'text' is for stderr or malformed faults"),
     ("{kind: slowFirstByte, ms: 5, afterEvents: 1}",
-     "'afterEvents' does not belong to a slowFirstByte fault", "disconnect, truncate"),
-    ("{kind: exit, bytes: 2}", "'bytes' does not belong to a exit fault", "fragment"),
+     "'afterEvents' is not a key of slowFirstByte faults", "disconnect, truncate"),
+    ("{kind: exit, bytes: 2}", "'bytes' is not a key of exit faults", "fragment"),
 ])
 def test_a_key_of_another_kind_names_the_kinds_it_belongs_to(fault: str, needle: str,
                                                              hint: str) -> None:

@@ -65,7 +65,7 @@ def read_fault(report: Report, holder: Any, key: Any, path: str) -> Fault | None
             report.warn(d, k, join(fpath, k), f"unknown key {k!r} in a fault is ignored",
                         "known keys here: " + ", ".join(KEYS), on_key=True)
         elif kind not in kinds:
-            report.error(d, k, join(fpath, k), f"'{k}' does not belong to a {kind} fault",
+            report.error(d, k, join(fpath, k), f"'{k}' is not a key of {kind} faults",
                          f"'{k}' is for {_or(kinds)} faults; remove it or change the kind",
                          on_key=True)
     fault = Fault(kind, line=line, col=col)  # type: ignore[arg-type]  # checked above
