@@ -408,5 +408,5 @@ def test_a_fault_the_agent_does_not_play_is_named_at_start(tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=WAIT_S, check=False,
                           input="")
     assert done.returncode == 0, done.stderr
-    assert (f"{path}:6:16: warning: the ACP agent (scenarist acp) does not play a httpStatus "
-            "fault in an llmResponse; it is ignored here") in done.stderr
+    assert (f"{path}:6:16: warning: the ACP agent (scenarist acp) does not play httpStatus "
+            "faults in an llmResponse; it is ignored here") in done.stderr
