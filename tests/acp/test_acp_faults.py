@@ -6,6 +6,7 @@ nothing hangs (every wait here is bounded and every agent process is stopped).""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -14,7 +15,9 @@ import sys
 import threading
 from pathlib import Path
 
+import acp
 import pytest
+from acp import schema as s
 from acpkit import agent_command, child_env, validate_messages, write_scenario
 
 from scenarist.acp.client import AcpTestOptions, AcpTestReport, format_report, run_report
@@ -410,3 +413,42 @@ def test_a_fault_the_agent_does_not_play_is_named_at_start(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert (f"{path}:6:16: warning: the ACP agent (scenarist acp) does not play httpStatus "
             "faults in an llmResponse; it is ignored here") in done.stderr
+
+
+async def test_after_a_truncated_turn_the_next_prompt_is_served(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, """\
+        name: truncated-then-more
+        timeline:
+          - userInputs: [[0, "first"]]
+          - llmResponse:
+              - assistant: [[10, "one "]]
+              - fault: {kind: truncate}
+              - assistant: [[10, "lost"]]
+          - userInputs: [[100, "second"]]
+          - llmResponse: [{assistant: [[10, "two"]]}]
+        """)
+
+    class Quiet(acp.Client):
+        def on_connect(self, conn: object) -> None:
+            return None
+
+        async def session_update(self, session_id: str, update: object, **kwargs: object
+                                 ) -> None:
+            return None
+
+    command, *rest = agent_command("--speed", "0.01", "--scenario", str(path))
+    async with acp.spawn_agent_process(Quiet(), command, *rest, env=child_env(),
+                                       cwd=str(tmp_path),
+                                       transport_kwargs={"stderr": subprocess.DEVNULL,
+                                                         "shutdown_timeout": 5}
+                                       ) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        prompt = [s.TextContentBlock(type="text", text="go")]
+        first = asyncio.create_task(conn.prompt(session_id=session.session_id, prompt=prompt))
+        done, _ = await asyncio.wait({first}, timeout=1.0)
+        assert not done  # never answered
+        first.cancel()
+        async with asyncio.timeout(WAIT_S):
+            second = await conn.prompt(session_id=session.session_id, prompt=prompt)
+        assert second.stop_reason == "end_turn"

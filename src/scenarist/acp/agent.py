@@ -491,6 +491,9 @@ class _TurnPlay:
             case FaultBeat():
                 if not _strikes_later(beat):  # (else armed at the response's first beat)
                     await self.fault(beat)
+                    # a truncated turn ends here, unseen: its answer is swallowed too, and
+                    # the session takes the client's next prompt
+                    return beat.step.kind != "truncate" or self.agent.wire is None
             case _:
                 assert_never(beat)
         return True
