@@ -3,7 +3,7 @@
 :class:`FaultyLines` is :class:`scenarist.acp.lines.CheckedLines` (the same checked reading)
 whose writing a scenario can break, the way real agents and pipes break a client: frames
 written in pieces with a flush between (``fragment``: a frame split across the client's
-reads, as a busy pipe does), a line that is not JSON-RPC (``malformed``), a
+reads, as a busy pipe does: each piece waits until the reader has taken the one before), a line that is not JSON-RPC (``malformed``), a
 ``session/update`` sent twice or swapped with the message after it (``duplicate``,
 ``reorder``), no bytes for a while (``stall``), stdout closed while the process lives on
 (``disconnect``), every later frame of the turn lost while the pipe stays open
@@ -22,11 +22,14 @@ agent's ``--speed``, like every scenario time.
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
+import fcntl
 import os
 import signal as signals
 import sys
+import termios
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,6 +53,7 @@ CHAOS_KINDS = WIRE_KINDS - {"truncate"}
 #: a ``malformed`` fault's line when the scenario gives no ``text``: a session/update cut short
 DEFAULT_MALFORMED = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
 FLUSH_S = 2.0  # the bound on waiting for the pipe to take what was written, before an exit
+PIECE_WAIT_S = 0.05  # how long a fragment waits for the reader to take the one before it
 _WHOLE = frozenset({"malformed", "duplicate", "reorder"})
 
 
@@ -169,7 +173,19 @@ class FaultyLines(CheckedLines):
         for start in range(0, len(data), size):
             self.writer.write(data[start:start + size])
             await self.writer.drain()
-            await asyncio.sleep(0)  # the reader may take this piece before the next is written
+            await self._taken()
+
+    async def _taken(self) -> None:
+        """Wait (at most :data:`PIECE_WAIT_S`) until the reader has taken every byte in the
+        pipe, so that the next piece lands in a read of its own: what a flush means to a
+        pipe's reader. Where the pipe cannot say (not Linux), a yield."""
+        await asyncio.sleep(0)
+        if self._out_fd is None:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PIECE_WAIT_S
+        while _unread(self._out_fd) and loop.time() < deadline:
+            await asyncio.sleep(0.0005)
 
     # -- the faults -----------------------------------------------------------------------
     async def _play(self, fault: Fault) -> None:
@@ -215,6 +231,16 @@ class FaultyLines(CheckedLines):
         if self._out_fd is not None:
             _let_go(self._out_fd)
         self.log("fault: stdout closed (disconnect); the agent lives on until stdin closes")
+
+
+def _unread(fd: int) -> int:
+    """How many bytes written to the pipe ``fd`` its reader has not taken (0 when unknown)."""
+    count = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    except OSError:
+        return 0
+    return count[0]
 
 
 def _fileno(writer: asyncio.StreamWriter) -> int | None:
