@@ -3,8 +3,8 @@
 :class:`FaultyLines` is :class:`scenarist.acp.lines.CheckedLines` (the same checked reading)
 whose writing a scenario can break, the way real agents and pipes break a client: frames
 written in pieces with a flush between (``fragment``: a frame split across the client's
-reads, as a busy pipe does: each piece waits until the reader has taken the one before), a line that is not JSON-RPC (``malformed``), a
-``session/update`` sent twice or swapped with the message after it (``duplicate``,
+reads, as a busy pipe does; each piece waits until the reader has taken the one before), a
+line that is not JSON-RPC (``malformed``), a ``session/update`` sent twice or swapped with the message after it (``duplicate``,
 ``reorder``), no bytes for a while (``stall``), stdout closed while the process lives on
 (``disconnect``), every later frame of the turn lost while the pipe stays open
 (``truncate``), noise on stderr (``stderr``) and the process ending mid-turn after what was
