@@ -31,21 +31,31 @@ FAULTS: dict[str, tuple[str, bool]] = {
 }
 
 
-def scenario_text(fault: str, first: bool, style: str = "openai") -> str:
-    """The scenario: the fault in the first answer, then a second prompt and its answer."""
-    place = f"      - fault: {fault}\n"
+def scenario_text(fault: str | None, first: bool, style: str = "openai",
+                  follow_up: bool = True) -> str:
+    """The scenario: ``fault`` (if any) in the first answer, after its first step or
+    ``first``; with ``follow_up``, a second prompt and its answer."""
+    place = f"      - fault: {fault}\n" if fault else ""
     steps = [f'      - assistant: [[0, "{FIRST[0]}"]]\n',
              f'      - assistant: [[0, "{FIRST[1]}"]]\n']
     body = place + "".join(steps) if first else steps[0] + place + steps[1]
-    return (f"name: faulted\nserver:\n  llmApiStyle: {style}\ntimeline:\n"
-            f'  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}'
-            f'  - userInputs: [[0, "{NEXT_PROMPT}"]]\n  - llmResponse:\n'
-            f'      - assistant: [[0, "{NEXT}"]]\n')
+    text = (f"name: faulted\nserver:\n  llmApiStyle: {style}\ntimeline:\n"
+            f'  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}')
+    if follow_up:
+        text += (f'  - userInputs: [[0, "{NEXT_PROMPT}"]]\n  - llmResponse:\n'
+                 f'      - assistant: [[0, "{NEXT}"]]\n')
+    return text
 
 
 def script(kind: str, style: str = "openai") -> Script:
+    """The two-prompt scenario with the verdict tests' fault of ``kind``."""
     fault, first = FAULTS[kind]
     return build_script(load_scenario_text(scenario_text(fault, first, style)))
+
+
+def one_answer(fault: str | None, *, first: bool = False, style: str = "openai") -> Script:
+    """A one-answer scenario with ``fault`` (YAML flow text, or None for no fault)."""
+    return build_script(load_scenario_text(scenario_text(fault, first, style, follow_up=False)))
 
 
 @dataclass

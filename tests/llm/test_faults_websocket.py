@@ -8,20 +8,12 @@ import json
 from typing import Any
 
 import pytest
-from faultkit import FIRST, PROMPT, WHOLE, script
+from faultkit import FIRST, PROMPT, WHOLE, one_answer, script
 from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import ClientConnection, connect
 
 from scenarist.llm.plan import build_script
 from scenarist.scenario import load_scenario_text
-
-
-def one_answer(fault: str, first: bool = False) -> Any:
-    place = f"      - fault: {fault}\n"
-    steps = [f'      - assistant: [[0, "{FIRST[0]}"]]\n', f'      - assistant: [[0, "{FIRST[1]}"]]\n']
-    body = place + "".join(steps) if first else steps[0] + place + steps[1]
-    return build_script(load_scenario_text(
-        f'name: ws\ntimeline:\n  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}'))
 
 
 def ask(ws: ClientConnection) -> list[str]:
@@ -79,3 +71,30 @@ def test_malformed_message_and_error_status_on_the_socket(serve: Any) -> None:
         error = json.loads(ask(ws)[-1])
         assert (error["type"], error["status"]) == ("error", 529)
         assert text(ask(ws)) == WHOLE  # the same request again, on the same socket
+
+
+def test_a_faulted_delivery_keeps_what_the_socket_holds(serve: Any) -> None:
+    """A continuation on the socket (only the new input, after the held response) that is
+    faulted can be sent again as it was: the held response is still there."""
+    text_ = (f'name: two\ntimeline:\n  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n'
+             '      - assistant: [[0, "first"]]\n  - userInputs: [[0, "more"]]\n'
+             '  - llmResponse:\n      - fault: {kind: httpStatus, statusCode: 503}\n'
+             '      - assistant: [[0, "second"]]\n')
+    srv = serve([build_script(load_scenario_text(text_))])
+    with connect(url(srv)) as ws:
+        first = ask(ws)
+        done = json.loads(first[-1])
+        assert done["type"] == "response.completed" and text(first) == "first"
+        follow = {"type": "response.create", "model": "m", "store": False,
+                  "previous_response_id": done["response"]["id"],
+                  "input": [{"role": "user", "content": "more"}]}
+        for expected in ("error", "response.completed"):
+            ws.send(json.dumps(follow))
+            got: list[str] = []
+            while not got or not any(f'"type":"{end}"' in got[-1]
+                                     for end in ("response.completed", "error")):
+                message = ws.recv(timeout=5)
+                assert isinstance(message, str)
+                got.append(message)
+            assert json.loads(got[-1])["type"] == expected
+        assert text(got) == "second"

@@ -4,15 +4,13 @@ stream and on JSON bodies, where the fault strikes, `times`, the journal, chaos 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
 import openai
 import pytest
-from faultkit import FIRST, PROMPT, WHOLE
-
-from scenarist.llm.plan import build_script
-from scenarist.scenario import load_scenario_text
+from faultkit import FIRST, PROMPT, WHOLE, one_answer
 
 BODIES: dict[str, tuple[str, dict[str, Any]]] = {
     "chat": ("/v1/chat/completions", {"model": "m", "messages": [
@@ -26,16 +24,6 @@ BODIES: dict[str, tuple[str, dict[str, Any]]] = {
 #: the final event a truncated stream leaves out
 FINAL = {"chat": b"data: [DONE]", "responses": b"response.completed",
          "messages": b"message_stop", "gemini": b'"finishReason"'}
-
-
-def faulted(fault: str | None, *, first: bool = False, style: str = "openai") -> Any:
-    """The one-answer scenario, with ``fault`` after its first step (or ``first``)."""
-    place = f"      - fault: {fault}\n" if fault else ""
-    steps = [f'      - assistant: [[0, "{FIRST[0]}"]]\n', f'      - assistant: [[0, "{FIRST[1]}"]]\n']
-    body = place + "".join(steps) if first else steps[0] + place + steps[1]
-    text = (f"name: f\nserver:\n  llmApiStyle: {style}\ntimeline:\n"
-            f'  - userInputs: [[0, "{PROMPT}"]]\n  - llmResponse:\n{body}')
-    return build_script(load_scenario_text(text))
 
 
 def fetch(url: str, api: str, *, stream: bool = True,
@@ -81,7 +69,7 @@ def text_of(api: str, data: bytes) -> str:
 
 @pytest.mark.parametrize("api", list(BODIES))
 def test_disconnect_cuts_each_api_after_the_step_before_it(api: str, serve: Any) -> None:
-    srv = serve([faulted("{kind: disconnect, times: 2}")])
+    srv = serve([one_answer("{kind: disconnect, times: 2}")])
     for _ in (1, 2):  # both faulted deliveries
         status, _, data, error = fetch(srv.url, api)
         assert (status, error, text_of(api, data)) == (200, "RemoteProtocolError", FIRST[0])
@@ -96,7 +84,7 @@ def test_disconnect_cuts_each_api_after_the_step_before_it(api: str, serve: Any)
 
 @pytest.mark.parametrize("api", list(BODIES))
 def test_truncate_ends_cleanly_without_the_final_event(api: str, serve: Any) -> None:
-    srv = serve([faulted("{kind: truncate}")])
+    srv = serve([one_answer("{kind: truncate}")])
     status, _, data, error = fetch(srv.url, api)
     assert (status, error, text_of(api, data)) == (200, None, FIRST[0])
     assert FINAL[api] not in data
@@ -104,36 +92,42 @@ def test_truncate_ends_cleanly_without_the_final_event(api: str, serve: Any) -> 
 
 @pytest.mark.parametrize("api", list(BODIES))
 def test_malformed_duplicate_reorder(api: str, serve: Any) -> None:
-    srv = serve([faulted("{kind: malformed, text: '{\"cut'}")])
+    srv = serve([one_answer("{kind: malformed, text: '{\"cut'}")])
     _, _, data, error = fetch(srv.url, api)
     assert error is None and b'data: {"cut\n\n' in data and text_of(api, data) == WHOLE
-    srv = serve([faulted("{kind: duplicate}")])
+    srv = serve([one_answer("{kind: duplicate}")])
     _, _, data, _ = fetch(srv.url, api)
     assert len(text_of(api, data)) > len(WHOLE)  # one delta twice
-    srv = serve([faulted("{kind: reorder, afterEvents: 1}")])
+    srv = serve([one_answer("{kind: reorder, afterEvents: 1}")])
     _, _, data, _ = fetch(srv.url, api)
-    clean = fetch(serve([faulted(None)]).url, api)[2]
-    assert sorted(data.split(b"\n\n")) == sorted(clean.split(b"\n\n")) and data != clean
+    clean = fetch(serve([one_answer(None)]).url, api)[2]
+    events, clean_events = (sorted(_timeless(x).split(b"\n\n")) for x in (data, clean))
+    assert events == clean_events and _timeless(data) != _timeless(clean)
+
+
+def _timeless(data: bytes) -> bytes:
+    """A stream without its wall-clock ``created`` (the second a request came)."""
+    return re.sub(rb'"created(_at)?":\d+', b'"created":0', data)
 
 
 @pytest.mark.parametrize("api", list(BODIES))
 def test_http_status_first_is_the_apis_error_and_later_an_in_stream_error(
         api: str, serve: Any) -> None:
-    srv = serve([faulted("{kind: httpStatus, statusCode: 529, retryAfterSeconds: 2}", first=True)])
+    srv = serve([one_answer("{kind: httpStatus, statusCode: 529, retryAfterSeconds: 2}", first=True)])
     status, head, data, _ = fetch(srv.url, api)
     assert status == 529 and head["retry-after"] == "2" and "x-should-retry" not in head
     error = json.loads(data)
     assert error["error"]["message"].startswith("Overloaded")
     if api == "messages":
         assert error["error"]["type"] == "overloaded_error"
-    srv = serve([faulted("{kind: httpStatus, statusCode: 500, message: boom}")])
+    srv = serve([one_answer("{kind: httpStatus, statusCode: 500, message: boom}")])
     status, _, data, error_name = fetch(srv.url, api)
     assert status == 200 and error_name is None and b"boom" in data.split(b"\n\n")[-2]
     assert text_of(api, data) == FIRST[0] and FINAL[api] not in data
 
 
 def test_an_in_stream_error_is_the_sdks_api_error(serve: Any) -> None:
-    srv = serve([faulted("{kind: httpStatus, statusCode: 500, message: boom}")])
+    srv = serve([one_answer("{kind: httpStatus, statusCode: 500, message: boom}")])
     client = openai.OpenAI(base_url=f"{srv.url}/v1", api_key="k", timeout=5)
     with pytest.raises(openai.APIError, match="boom"):
         for _ in client.chat.completions.create(model="m", stream=True, messages=[
@@ -142,17 +136,17 @@ def test_an_in_stream_error_is_the_sdks_api_error(serve: Any) -> None:
 
 
 def test_stall_and_slow_first_byte_wait_then_go_on_or_close(serve: Any) -> None:
-    srv = serve([faulted("{kind: stall, ms: 200}")])
+    srv = serve([one_answer("{kind: stall, ms: 200}")])
     assert text_of("chat", fetch(srv.url, "chat")[2]) == WHOLE
-    srv = serve([faulted("{kind: stall, ms: 50, then: close}")])
+    srv = serve([one_answer("{kind: stall, ms: 50, then: close}")])
     _, _, data, error = fetch(srv.url, "chat")
     assert (error, text_of("chat", data)) == ("RemoteProtocolError", FIRST[0])
-    srv = serve([faulted("{kind: slowFirstByte, ms: 200}", first=True)])
+    srv = serve([one_answer("{kind: slowFirstByte, ms: 200}", first=True)])
     assert text_of("chat", fetch(srv.url, "chat")[2]) == WHOLE
 
 
 def test_after_bytes_cuts_inside_an_event(serve: Any) -> None:
-    srv = serve([faulted("{kind: disconnect, afterBytes: 10}")])
+    srv = serve([one_answer("{kind: disconnect, afterBytes: 10}")])
     _, _, data, error = fetch(srv.url, "messages")
     assert (len(data), error) == (10, "RemoteProtocolError")
 
@@ -164,17 +158,17 @@ def test_after_bytes_cuts_inside_an_event(serve: Any) -> None:
 ])
 def test_a_json_body_is_cut_partway(fault: str, error: str | None, length: Any,
                                     serve: Any) -> None:
-    srv = serve([faulted(fault)])
-    whole = fetch(serve([faulted(None)]).url, "chat", stream=False)[2]
+    srv = serve([one_answer(fault)])
+    whole = fetch(serve([one_answer(None)]).url, "chat", stream=False)[2]
     status, _, data, got_error = fetch(srv.url, "chat", stream=False)
     assert (status, got_error) == (200, error)
-    assert data == whole[:len(whole) // 2 if length == "half" else length]
+    assert _timeless(data) == _timeless(whole[:len(whole) // 2 if length == "half" else length])
     status, _, data, _ = fetch(srv.url, "chat", stream=False)  # the retry: whole
     assert json.loads(data)["choices"][0]["message"]["content"] == WHOLE
 
 
 def test_chaos_by_header_and_a_bad_header(serve: Any) -> None:
-    srv = serve([faulted(None)], seed=3)
+    srv = serve([one_answer(None)], seed=3)
     head = {"x-scenarist-chaos": "1:disconnect"}
     _, _, data, error = fetch(srv.url, "chat", headers=head)
     assert error == "RemoteProtocolError" or FINAL["chat"] not in data

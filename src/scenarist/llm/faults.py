@@ -41,6 +41,8 @@ __all__ = ["CHAOS_HEADER", "ModelFaults", "Struck", "malformed_frame", "split_ss
 
 #: a test suite's per-request chaos: ``RATE[:kind,kind]``, with the server's ``--seed``
 CHAOS_HEADER = "x-scenarist-chaos"
+#: how many faulted answers' delivery counts are kept (the oldest are forgotten first)
+DELIVERIES_LIMIT = 65536
 #: the payload of a ``malformed`` event when the scenario gives none: a cut JSON object
 MALFORMED = '{"type": "malformed", "cut": "'
 
@@ -62,7 +64,17 @@ class ModelFaults:
 
     chaos: Chaos | None = None
     seed: int = 0
-    deliveries: dict[str, int] = field(default_factory=dict)
+    deliveries: dict[str, int] = field(default_factory=dict)  # of faulted answers only
+    limit: int = DELIVERIES_LIMIT
+
+    def _delivered(self, identity: str) -> int:
+        """Count one more delivery of a faulted answer. The oldest counts are forgotten past
+        ``limit`` (a long chaos run must not grow without end; a retry comes soon after)."""
+        count = self.deliveries.pop(identity, 0) + 1
+        self.deliveries[identity] = count  # re-inserted: the dict keeps recent ones last
+        if len(self.deliveries) > self.limit:
+            del self.deliveries[next(iter(self.deliveries))]
+        return count
 
     def pick(self, api: Api, headers: Mapping[str, str], entry: dict[str, Any],
              answer: Answer, *, socket: bool = False) -> Struck | None:
@@ -81,7 +93,6 @@ class ModelFaults:
         if fault is None and chaos is None:
             return None
         identity = f"{ref.scenario}\0{ref.conversation}\0{ref.turn}\0{ref.part}"
-        delivery = self.deliveries[identity] = self.deliveries.get(identity, 0) + 1
         encoded = answer.encoded
         stream = encoded.body is None
         frames = (encoded.frames or (split_sse(encoded.batches) if encoded.sse
@@ -101,6 +112,7 @@ class ModelFaults:
             at = 0
             if turn.fault_after != (0, 0):  # partway through the body
                 fault = dataclasses.replace(fault, after_bytes=len(frames[0].data) // 2)
+        delivery = self._delivered(identity)
         entry["delivery"] = delivery
         if delivery > fault.times:
             return None
@@ -142,16 +154,16 @@ def strike_event(events: Sequence[WireEvent], turn: ModelTurn) -> int:
         return 0
     kind: type[TextDelta] | type[ReasoningDelta] = TextDelta if text else ReasoningDelta
     wanted = sum(len(s.text) for s in (turn.text[:text] if text else turn.thinking[:thinking]))
+    all_thinking = not text and thinking == len(turn.thinking)  # then after its end, too
     seen = 0
     after = 1  # after the message start, at least
     for i, event in enumerate(events):
         if isinstance(event, kind):
             seen += len(event.text)
             after = i + 1
-            if seen >= wanted:
+            if seen >= wanted and not all_thinking:
                 break
-        elif (isinstance(event, ReasoningEnd) and not text
-              and thinking == len(turn.thinking)):
+        elif isinstance(event, ReasoningEnd) and all_thinking:
             return i + 1
     return after
 

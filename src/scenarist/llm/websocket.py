@@ -308,6 +308,7 @@ class _Socket:
         if result.turn is not None and (
                 result.turn.fault is not None or self.owner.faults.chaos is not None
                 or CHAOS_HEADER in self.headers) and await self.faulted(entry, result):
+            self.held = held  # a faulted delivery moves nothing on: the retry builds on it
             return
         batches = result.encoded.batches
         frames = _frames(batches) if self.owner.options.memoize else sse_to_messages(batches)
