@@ -60,15 +60,22 @@ _ACP: frozenset[FaultKind] = frozenset({
     "disconnect", "truncate", "malformed", "stall", "duplicate", "reorder", "exit", "stderr",
     "fragment", "lateResponse"})
 
+#: what an SSE stream of the REST server plays, wherever the fault is written
+_REST_STREAM: frozenset[FaultKind] = frozenset({
+    "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
+    "httpStatus", "fragment"})
+#: what a process's line output plays (:mod:`scenarist.fault_lines`)
+_LINES: frozenset[FaultKind] = frozenset({"exit", "truncate", "stall", "stderr", "malformed",
+                                          "duplicate", "reorder", "fragment"})
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
     "llm": Plays("the model API (scenarist llm)", response=frozenset({
         "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
         "httpStatus"})),
-    "rest": Plays("the REST/SSE server (scenarist rest)"),
+    "rest": Plays("the REST/SSE server (scenarist rest)", _REST_STREAM, _REST_STREAM),
     "acp": Plays("the ACP agent (scenarist acp)", _ACP, _ACP),
-    "codex": Plays("fake-codex"),
-    "agent": Plays("the mock agent (scenarist agent)"),
+    "codex": Plays("fake-codex", _LINES, _LINES),
+    "agent": Plays("the mock agent (scenarist agent)", _LINES, _LINES),
     "hub": Plays("the hub (scenarist hub)"),
 }
 
@@ -327,6 +334,9 @@ def plan(frames: Sequence[bytes], fault: Fault, *, at: int, final: int = 0,
         write(pieces[:k])
         out.append(Stderr(fault.text or ""))
         write(pieces[k:])
+        out.append(End())
+    elif kind == "lateResponse":  # ACP's, about a cancel (scenarist.acp.agent): no frame changes
+        write(pieces)
         out.append(End())
     else:  # fragment
         write(pieces[:k])
