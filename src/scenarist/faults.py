@@ -55,6 +55,11 @@ class Plays:
     timeline: frozenset[FaultKind] = frozenset()
 
 
+#: the ACP agent's kinds: its stdio transport's (scenarist.acp.faulty) and its late answer
+_ACP: frozenset[FaultKind] = frozenset({
+    "disconnect", "truncate", "malformed", "stall", "duplicate", "reorder", "exit", "stderr",
+    "fragment", "lateResponse"})
+
 #: what an SSE stream of the REST server plays, wherever the fault is written
 _REST_STREAM: frozenset[FaultKind] = frozenset({
     "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
@@ -68,7 +73,7 @@ CHANNELS: dict[Channel, Plays] = {
         "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
         "httpStatus"})),
     "rest": Plays("the REST/SSE server (scenarist rest)", _REST_STREAM, _REST_STREAM),
-    "acp": Plays("the ACP agent (scenarist acp)"),
+    "acp": Plays("the ACP agent (scenarist acp)", _ACP, _ACP),
     "codex": Plays("fake-codex", _LINES, _LINES),
     "agent": Plays("the mock agent (scenarist agent)", _LINES, _LINES),
     "hub": Plays("the hub (scenarist hub)"),
@@ -329,6 +334,9 @@ def plan(frames: Sequence[bytes], fault: Fault, *, at: int, final: int = 0,
         write(pieces[:k])
         out.append(Stderr(fault.text or ""))
         write(pieces[k:])
+        out.append(End())
+    elif kind == "lateResponse":  # ACP's, about a cancel (scenarist.acp.agent): no frame changes
+        write(pieces)
         out.append(End())
     else:  # fragment
         write(pieces[:k])

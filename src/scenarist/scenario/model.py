@@ -268,11 +268,11 @@ class LlmError(Record):
 
 
 FaultKind = Literal["disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate",
-                    "reorder", "httpStatus", "exit", "stderr", "fragment"]
+                    "reorder", "httpStatus", "exit", "stderr", "fragment", "lateResponse"]
 #: every fault kind, as the scenario spells it (docs/faults.md says what each does)
 FAULT_KINDS: tuple[FaultKind, ...] = ("disconnect", "truncate", "malformed", "stall",
                                       "slowFirstByte", "duplicate", "reorder", "httpStatus",
-                                      "exit", "stderr", "fragment")
+                                      "exit", "stderr", "fragment", "lateResponse")
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -288,7 +288,7 @@ class Fault(Record):
     kind: FaultKind
     after_events: int | None = None
     after_bytes: int | None = None
-    ms: int = 0  # stall, slowFirstByte
+    ms: int = 0  # stall, slowFirstByte, lateResponse
     then: Literal["continue", "close"] = "continue"  # stall
     status_code: int = 503  # httpStatus
     message: str | None = None  # httpStatus

@@ -290,7 +290,7 @@ def _fault_schema() -> Schema:
             "allOf": rules}
 
 
-_REQUIRED = {"ms": ("stall", "slowFirstByte"), "text": ("stderr",)}
+_REQUIRED = {"ms": ("stall", "slowFirstByte", "lateResponse"), "text": ("stderr",)}
 
 
 def scenario_schema() -> Schema:

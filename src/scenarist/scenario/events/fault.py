@@ -18,14 +18,15 @@ from scenarist.scenario.source import MISSING
 __all__ = ["HANDLERS", "KEYS", "SIGNALS", "read_fault"]
 
 _ALL = FAULT_KINDS
-_PLACED = tuple(k for k in FAULT_KINDS if k != "slowFirstByte")  # before any byte: no offset
+# before any byte, or (lateResponse) at the answer: no offset
+_PLACED = tuple(k for k in FAULT_KINDS if k not in ("slowFirstByte", "lateResponse"))
 #: each key of a ``fault`` and the kinds it belongs to
 KEYS: dict[str, tuple[str, ...]] = {
     "kind": _ALL,
     "afterEvents": _PLACED,
     "afterBytes": _PLACED,
     "times": _ALL,
-    "ms": ("stall", "slowFirstByte"),
+    "ms": ("stall", "slowFirstByte", "lateResponse"),
     "then": ("stall",),
     "statusCode": ("httpStatus",),
     "message": ("httpStatus",),
@@ -75,7 +76,7 @@ def read_fault(report: Report, holder: Any, key: Any, path: str) -> Fault | None
                      "a fault strikes after afterEvents or afterBytes, not both",
                      "keep one of them")
     fault.times = report.integer(d, "times", fpath, 1, minimum=1) or 1
-    if kind in ("stall", "slowFirstByte"):
+    if kind in ("stall", "slowFirstByte", "lateResponse"):
         fault.ms = report.integer(d, "ms", fpath, 0, required=True) or 0
     fault.then = report.choice(d, "then", fpath, ("continue", "close"),  # type: ignore[assignment]
                                "continue") or "continue"
