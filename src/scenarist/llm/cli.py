@@ -185,7 +185,10 @@ def load_scripts(
         from scenarist.faults import unplayed
 
         notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
-        notes.extend(str(issue) for s in scenarios for issue in unplayed(s, "llm"))
+        from scenarist.llm.faults import faults_on_errors
+
+        notes.extend(str(issue) for s in scenarios
+                     for issue in (*unplayed(s, "llm"), *faults_on_errors(s)))
     return [build_script(s) for s in scenarios]
 
 
