@@ -61,8 +61,10 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   UnreadableAnswer               (garbage, a cut stream); the client gets a 502 or the
     │                                  API's error event, nothing is recorded (record.history,
     │                                  record.answers)
-    └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
-                                       (agent.cli, agent.play)
+    ├── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
+    │                                  (agent.cli, agent.play)
+    └── FaultExit                      a scenario's exit fault: fake-codex or the mock agent
+                                       unwinds, then ends with its code or signal (fault_output)
 
 The leaves live next to the code that raises them; ``scenarist`` exports the ones users
 catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError``/``OSError`` still are.

@@ -55,15 +55,22 @@ class Plays:
     timeline: frozenset[FaultKind] = frozenset()
 
 
+#: what an SSE stream of the REST server plays, wherever the fault is written
+_REST_STREAM: frozenset[FaultKind] = frozenset({
+    "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
+    "httpStatus", "fragment"})
+#: what a process's line output plays (:mod:`scenarist.fault_lines`)
+_LINES: frozenset[FaultKind] = frozenset({"exit", "truncate", "stall", "stderr", "malformed",
+                                          "duplicate", "reorder", "fragment"})
 #: the kinds each channel plays (docs/faults.md, one section per channel)
 CHANNELS: dict[Channel, Plays] = {
     "llm": Plays("the model API (scenarist llm)", response=frozenset({
         "disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate", "reorder",
         "httpStatus"})),
-    "rest": Plays("the REST/SSE server (scenarist rest)"),
+    "rest": Plays("the REST/SSE server (scenarist rest)", _REST_STREAM, _REST_STREAM),
     "acp": Plays("the ACP agent (scenarist acp)"),
-    "codex": Plays("fake-codex"),
-    "agent": Plays("the mock agent (scenarist agent)"),
+    "codex": Plays("fake-codex", _LINES, _LINES),
+    "agent": Plays("the mock agent (scenarist agent)", _LINES, _LINES),
     "hub": Plays("the hub (scenarist hub)"),
 }
 

@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "acp-capabilities.yaml": (0, "? permission for Write main.py (Allow once / Always allow / "
                                  "Deny) → Allow once"),
     "claude-write-edit.yaml": (0, "● runCmd grep -c '^- ' notes/todo.md"),
+    "faults-flaky-api.yaml": (0, "NOTES.md has two items."),
     "hello-codex.yaml": (0, "⎿ hello from scenarist"),
     "load-session.yaml": (0, "⎿ Hello, friend!"),
     "rate-limit-retry.yaml": (0, "✗ API error 429 (rate_limit_exceeded)"),

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import orjson
 
+from scenarist.llm.gemini_request import METHODS, route_of
 from scenarist.record.answers import Chunk, UnreadableAnswer, read_answer
 from scenarist.record.chain import Exchange
 from scenarist.record.history import Api, UnreadableRequest, read_history
 from scenarist.wire.errors import anthropic_error, openai_error
+from scenarist.wire.gemini import gemini_error
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -43,6 +45,19 @@ MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def model_api(path: str) -> Api | None:
+    """Which API a POST to ``path`` speaks, if it asks for a model's answer (Gemini's
+    ``models/{model}:generateContent`` and ``:streamGenerateContent`` included)."""
+    api = MODEL_PATHS.get(path)
+    if api is None:
+        route = route_of(path.rstrip("/"), "")
+        if route is not None and route[1] in METHODS:
+            return "gemini"
+    return api
+
+
 #: headers that belong to one hop (RFC 9110 §7.6.1) or that httpx sets itself
 _HOP = frozenset({"host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
                   "transfer-encoding", "upgrade", "content-length", "accept-encoding"})
@@ -101,7 +116,7 @@ class RecordingProxy:
         """Forward one HTTP request (``body`` when the caller has read it already)."""
         self.seq += 1
         path, method = scope["path"], scope["method"]
-        api = MODEL_PATHS.get(path) if method == "POST" else None
+        api = model_api(path) if method == "POST" else None
         label = f"request {self.seq} ({method} {path})"
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         self.recorder.learn(headers)
@@ -224,6 +239,8 @@ def _lower(headers: httpx.Headers) -> dict[str, str]:
 
 
 def _envelope(api: Api | None, status: int, message: str) -> dict[str, Any]:
+    if api == "gemini":
+        return gemini_error(status, message)
     return anthropic_error(status, message) if api == "messages" else openai_error(status, message)
 
 
@@ -235,4 +252,6 @@ def _error_event(api: Api | None, message: str) -> bytes:
         event: Mapping[str, Any] = {"type": "error", "code": "server_error", "message": message,
                                     "param": None}
         return b"event: error\ndata: " + orjson.dumps(event) + b"\n\n"
+    if api == "gemini":
+        return b"data: " + orjson.dumps(gemini_error(502, message)) + b"\n\n"
     return b"data: " + orjson.dumps(openai_error(502, message)) + b"\n\n"
