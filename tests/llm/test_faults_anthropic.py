@@ -9,7 +9,18 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from faultkit import FAULTS, NEXT, NEXT_PROMPT, PROMPT, WHOLE, Seen, deliveries, observe, script
+from faultkit import (
+    FAULTS,
+    NEXT,
+    NEXT_PROMPT,
+    PROMPT,
+    WHOLE,
+    Seen,
+    deliveries,
+    observe,
+    one_answer,
+    script,
+)
 from faultkit import verdict as sentence
 
 TIMEOUT_S = 5.0  # a client that hangs is seen as its timeout error, never as a hung test
@@ -64,3 +75,10 @@ def test_a_mid_stream_disconnect_retried_by_the_caller_goes_on(serve: Any) -> No
     assert observe(lambda s: stream(c, later, s)).text == NEXT
     assert [(e["turn"], e.get("delivery"), e.get("cut")) for e in srv.journal] == [
         (0, 1, True), (0, 2, None), (1, None, None)]
+
+
+def test_an_in_stream_error_event_is_the_sdks_api_error(serve: Any) -> None:
+    srv = serve([one_answer("{kind: httpStatus, statusCode: 529}", style="anthropic")])
+    seen = observe(lambda s: stream(client(srv.url), [{"role": "user", "content": PROMPT}], s))
+    assert isinstance(seen.error, anthropic.APIStatusError) and "Overloaded" in str(seen.error)
+    assert seen.text == "Retries back off exponentially, "

@@ -49,3 +49,14 @@ def test_chaos_reaches_the_server(tmp_path: Path) -> None:
             "model": "m", "messages": [{"role": "user", "content": "go"}]})
         assert response.status_code in (429, 500, 503)
         assert srv.journal()[-1]["chaos"] is True
+
+
+def test_a_fault_on_an_error_response_is_named_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "error.yaml"
+    path.write_text('name: e\ntimeline:\n  - userInputs: [[0, "go"]]\n  - llmResponse:\n'
+                    "      - error: {errorType: overloaded_error, statusCode: 529}\n"
+                    "      - fault: {kind: slowFirstByte, ms: 10}\n")
+    with run_server(path) as srv:
+        httpx.get(f"{srv.base_url}/health", timeout=5)
+    assert (f"{path}:6:16: warning: this llmResponse is an error, which the model API sends "
+            "instead of an answer; its slowFirstByte fault is not played") in srv.stderr

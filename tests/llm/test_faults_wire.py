@@ -177,3 +177,24 @@ def test_chaos_by_header_and_a_bad_header(serve: Any) -> None:
     status, _, data, _ = fetch(srv.url, "messages", headers={"x-scenarist-chaos": "2"})
     assert status == 400 and b"x-scenarist-chaos: chaos '2'" in data
     assert json.loads(data)["type"] == "error"  # the API's own error format
+
+
+@pytest.mark.parametrize(("fault", "error"), [("{kind: disconnect}", "RemoteProtocolError"),
+                                              ("{kind: truncate}", None)])
+def test_gemini_json_array_stream_is_cut_after_the_first_step(fault: str, error: str | None,
+                                                              serve: Any) -> None:
+    srv = serve([one_answer(fault)])
+    got = b""
+    raised = None
+    try:
+        with httpx.Client(timeout=5) as client, client.stream(
+                "POST", srv.url + "/v1beta/models/m:streamGenerateContent",
+                json=BODIES["gemini"][1]) as response:
+            for chunk in response.iter_raw():
+                got += chunk
+    except httpx.HTTPError as exc:
+        raised = type(exc).__name__
+    texts = re.findall(rb'"text":"([^"]*)"', got)  # the answer comes in 16-character deltas
+    assert raised == error and got.startswith(b"[") and b"".join(texts) == FIRST[0].encode()
+    with pytest.raises(ValueError):
+        json.loads(got)  # the array is never closed

@@ -31,6 +31,7 @@ from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_USAGE,
     Parser,
+    add_chaos,
     add_outside_paths,
     add_scenario,
     add_scenario_options,
@@ -101,20 +102,7 @@ def parser() -> Parser:
         "scenarios in --out (default: the first --scenario folder); see docs/recording.md",
     )
     add_recording(p, required=False)
-    p.add_argument(
-        "--chaos",
-        metavar="RATE[:kind,kind]",
-        help="fault each answer with probability RATE (0..1) by one of the kinds (default: "
-        "every kind the model API plays), the same faults for the same --seed; see "
-        "docs/faults.md",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        metavar="N",
-        help="the seed of --chaos and of the x-scenarist-chaos header (default 0)",
-    )
+    add_chaos(p, "answers")
     p.add_argument(
         "--no-memo",
         action="store_true",
@@ -185,7 +173,10 @@ def load_scripts(
         from scenarist.faults import unplayed
 
         notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
-        notes.extend(str(issue) for s in scenarios for issue in unplayed(s, "llm"))
+        from scenarist.llm.faults import faults_on_errors
+
+        notes.extend(str(issue) for s in scenarios
+                     for issue in (*unplayed(s, "llm"), *faults_on_errors(s)))
     return [build_script(s) for s in scenarios]
 
 

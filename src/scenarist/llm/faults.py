@@ -31,13 +31,14 @@ from scenarist.json_out import dump_bytes
 from scenarist.llm.answer import WIRE, Answer, Batch
 from scenarist.llm.conversation import Api
 from scenarist.llm.script import ModelTurn
-from scenarist.scenario.model import Fault
+from scenarist.scenario.errors import Issue
+from scenarist.scenario.model import Fault, LlmResponse, Scenario
 from scenarist.wire import ReasoningDelta, ReasoningEnd, TextDelta, WireEvent, error_body
 from scenarist.wire.gemini import gemini_error
 from scenarist.wire.sse import Frame
 
-__all__ = ["CHAOS_HEADER", "ModelFaults", "Struck", "malformed_frame", "split_sse",
-           "stream_error", "strike_event"]
+__all__ = ["CHAOS_HEADER", "ModelFaults", "Struck", "faults_on_errors", "malformed_frame",
+           "split_sse", "stream_error", "strike_event"]
 
 #: a test suite's per-request chaos: ``RATE[:kind,kind]``, with the server's ``--seed``
 CHAOS_HEADER = "x-scenarist-chaos"
@@ -129,6 +130,19 @@ class ModelFaults:
                        malformed=malformed_frame(fault.text, sse),
                        error=_payload(error) if socket and error is not None else error)
         return Struck(actions, frames, stream, sse, api)
+
+
+def faults_on_errors(scenario: Scenario) -> list[Issue]:
+    """Warnings for faults in an ``llmResponse`` that is an ``error``: the model API answers
+    it with the error, so its fault is not played (named at start, never silently dropped)."""
+    file = str(scenario.source_path or "<scenario>")
+    return [Issue(file, e.fault.line, e.fault.col, f"{e.key_path}.fault",
+                  f"this llmResponse is an error, which the model API sends instead of an "
+                  f"answer; its {e.fault.kind} fault is not played",
+                  "for a transient error, write the response with a fault of kind httpStatus "
+                  "(and times) instead of the error element", "warning")
+            for e in scenario.timeline
+            if isinstance(e, LlmResponse) and e.fault is not None and e.error is not None]
 
 
 def _payload(frame: bytes) -> bytes:

@@ -29,6 +29,7 @@ from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_USAGE,
     Parser,
+    add_chaos,
     add_scenario,
     add_scenario_options,
     add_tags,
@@ -71,12 +72,7 @@ def parser() -> Parser:
     p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
                    help="sessions played at once; a task over it gets 429 "
                    f"(default {MAX_SESSIONS})")
-    p.add_argument("--chaos", metavar="RATE[:KIND,...]",
-                   help="fault this share (0..1) of SSE stream requests, by the kinds named "
-                   "(default: every kind a stream plays); see docs/faults.md")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="the seed of --chaos and of the x-scenarist-chaos header: the same "
-                   "seed faults the same requests (default 0)")
+    add_chaos(p, "SSE stream requests")
     return p
 
 
