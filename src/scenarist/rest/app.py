@@ -42,6 +42,7 @@ from scenarist.faults import (
     parse_chaos,
 )
 from scenarist.json_out import dump_bytes
+from scenarist.play import Schedule
 from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
 from scenarist.rest.delivery import (
@@ -456,8 +457,8 @@ class RestServer:
         return strikes <= point.fault.times
 
     async def _pause(self, ms: int) -> None:
-        clock = self.sessions.clock
-        await clock.sleep_until(clock.now_ms() + ms)
+        """A fault's silence of ``ms`` scenario milliseconds, at the server's speed."""
+        await Schedule(self.sessions.clock, speed=self.sessions.speed).wait(ms)
 
     async def _stream(self, sid: str, after: int, dialect: Dialect,
                       faults: _StreamFaults | None = None,
