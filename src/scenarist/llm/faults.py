@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from scenarist.faults import (
     CHANNELS,
     Action,
@@ -125,7 +127,8 @@ class ModelFaults:
                 (Write(malformed_frame(fault.text, False), 0), End())
                 if fault.kind == "malformed" else (Write(data[0], 0), End()))
             return Struck(actions, frames, stream, sse, api)
-        error = stream_error(api, fault, _sequence(data, fault, at)) if sse or socket else None
+        error = (stream_error(api, fault, _sequence(data, fault, at), data[0] if data else b"")
+                 if sse or socket else None)
         actions = plan(data, fault, at=at, final=1 if stream else 0,
                        malformed=malformed_frame(fault.text, sse),
                        error=_payload(error) if socket and error is not None else error)
@@ -143,6 +146,16 @@ def faults_on_errors(scenario: Scenario) -> list[Issue]:
                   "(and times) instead of the error element", "warning")
             for e in scenario.timeline
             if isinstance(e, LlmResponse) and e.fault is not None and e.error is not None]
+
+
+def _announced(first: bytes) -> dict[str, Any]:
+    """The response object of a Responses stream's first event (``response.created``)."""
+    try:
+        created = orjson.loads(_payload(first)) if first else None
+    except ValueError:
+        created = None
+    response = created.get("response") if isinstance(created, dict) else None
+    return dict(response) if isinstance(response, dict) else {"object": "response"}
 
 
 def _payload(frame: bytes) -> bytes:
@@ -198,17 +211,22 @@ def malformed_frame(text: str | None, sse: bool) -> bytes:
     return b"data: " + payload + b"\n\n" if sse else payload
 
 
-def stream_error(api: Api, fault: Fault, sequence: int) -> bytes:
+def stream_error(api: Api, fault: Fault, sequence: int, first: bytes = b"") -> bytes:
     """The API's own in-stream error event for an ``httpStatus`` fault once a stream has
-    started: what each API sends when it fails mid-answer."""
+    started: what each API sends when it fails mid-answer. On Responses that is
+    ``response.failed`` (as the wire encodes a scripted error mid-stream), the response that
+    ``first`` (the stream's ``response.created``) announced, failed: Codex reads a failed
+    answer only from it (an ``error`` event left it waiting until its idle timeout)."""
     message = fault.message or ("Overloaded" if fault.status_code == 529 else
                                 f"The server had an error (status {fault.status_code})")
     wire = WIRE[api]
     if wire == "openai_responses":
         body = error_body(wire, fault.status_code, message)["error"]
-        return Frame({"type": "error", "code": body.get("code") or body["type"],
-                      "message": message, "param": None, "sequence_number": sequence},
-                     event="error").encode()
+        response = _announced(first)
+        response.update(status="failed", output=[],
+                        error={"code": body.get("code") or body["type"], "message": message})
+        return Frame({"type": "response.failed", "sequence_number": sequence,
+                      "response": response}, event="response.failed").encode()
     if wire == "gemini":
         return b"data: " + dump_bytes(gemini_error(fault.status_code, message)) + b"\n\n"
     data: dict[str, Any] = error_body(wire, fault.status_code, message)
