@@ -180,7 +180,7 @@ def floor_server(port: int, path: Path) -> None:
 
     app = Starlette(routes=[Route("/api/v1/tasks", tasks, methods=["POST"]),
                             Route("/api/v1/sessions/{id}/events", events)])
-    from scenarist.llm.cli import bind
+    from scenarist.serving import bind
 
     sock = bind("127.0.0.1", port)
     print("ready", flush=True)

@@ -39,6 +39,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="folder of the Agent Harbor reference scenarios (AGPL test data, not in this "
         f"repository); when given, the conformance tier ({CONFORMANCE_FILES}) runs over them",
     )
+    parser.addoption(
+        "--write-fault-verdicts",
+        action="store_true",
+        default=False,
+        help="write what real clients were seen doing with each fault into docs/faults.md's "
+        "verdict tables, instead of failing where the page says otherwise",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,6 +81,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "reference_file" in metafunc.fixturenames:
         files = sorted(reference_folder(metafunc.config).glob("*.yaml"))
         metafunc.parametrize("reference_file", files, ids=[p.stem for p in files])
+
+
+@pytest.fixture
+def fault_verdict(request: pytest.FixtureRequest) -> Callable[[str, str, str, str], None]:
+    """``fault_verdict(channel, client, kind, observed)``: fails when docs/faults.md's row
+    says otherwise (``--write-fault-verdicts``: writes the row); see tests/fault_verdicts.py."""
+    from fault_verdicts import check
+
+    write = bool(request.config.getoption("--write-fault-verdicts"))
+
+    def verdict(channel: str, client: str, kind: str, observed: str) -> None:
+        check(channel, client, kind, observed, write=write)
+
+    return verdict
 
 
 @pytest.fixture

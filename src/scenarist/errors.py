@@ -13,6 +13,8 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   ├── CodexUsageError            fake-codex's bad option/command/config, exit 1 as codex
     │   ├── ConfigError                a bad hub TOML config or agent table, exit 2 (hub.config)
     │   ├── StoreUrlError              a ``--store`` URL the REST server cannot open (rest.store)
+    │   ├── ChaosError                 a ``--chaos`` value (or chaos header) that cannot be read
+    │   │                              (faults)
     │   └── DemoError                  ``scenarist demo`` cannot go on, exit 1 (demo)
     ├── WireError                      a peer sent what the API refuses; the server answers in the
     │   │                              API's own error format (HTTP ``status`` + error body, or
@@ -61,8 +63,10 @@ A caller catches at the level it cares about (as with httpx's ``HTTPError`` tree
     │   UnreadableAnswer               (garbage, a cut stream); the client gets a 502 or the
     │                                  API's error event, nothing is recorded (record.history,
     │                                  record.answers)
-    └── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
-                                       (agent.cli, agent.play)
+    ├── Stopped, EndOfInput             the mock agent unwinds on a signal or a closed terminal
+    │                                  (agent.cli, agent.play)
+    └── FaultExit                      a scenario's exit fault: fake-codex or the mock agent
+                                       unwinds, then ends with its code or signal (fault_output)
 
 The leaves live next to the code that raises them; ``scenarist`` exports the ones users
 catch. Classes that were ``ValueError``/``LookupError``/``RuntimeError``/``OSError`` still are.

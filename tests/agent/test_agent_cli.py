@@ -34,9 +34,11 @@ SEEDS: dict[str, dict[str, str]] = {
     "acp-capabilities.yaml": {"main.py": "print('hello')\n"},
 }
 EXPECTED: dict[str, tuple[int, str]] = {
+    "agent-faults.yaml": (0, "● runCmd ls"),
     "acp-capabilities.yaml": (0, "? permission for Write main.py (Allow once / Always allow / "
                                  "Deny) → Allow once"),
     "claude-write-edit.yaml": (0, "● runCmd grep -c '^- ' notes/todo.md"),
+    "faults-flaky-api.yaml": (0, "NOTES.md has two items."),
     "hello-codex.yaml": (0, "⎿ hello from scenarist"),
     "load-session.yaml": (0, "⎿ Hello, friend!"),
     "rate-limit-retry.yaml": (0, "✗ API error 429 (rate_limit_exceeded)"),
@@ -44,6 +46,7 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "rules-and-defines.yaml": (0, "The basic protocol."),
     # `npm test` really runs in the project of repo.dir (examples/repos/simulation-rest)
     "simulation-rest.yaml": (0, "⎿ Test suite passed"),
+    "stream-faults.yaml": (0, "up to four attempts."),
     "tool-tour.yaml": (0, "⎿ started in the background as shell-1"),
 }
 

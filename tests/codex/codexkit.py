@@ -113,3 +113,32 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCENARIST_CODEX")}
     env.update(extra)
     return env
+
+
+FAULTY = """\
+name: faulty
+timeline:
+  - userInputs:
+      - relativeTime: 0
+        input: "go"
+  - llmResponse:
+      - think: ["Thinking it over"]
+      - assistant: ["Working on it"]
+{fault}
+      - assistant: ["...and done."]
+  - runCmd:
+      cmd: "echo a.txt"
+      result: "a.txt"
+{event}
+  - llmResponse:
+      - assistant: ["Finished."]
+"""
+
+
+def faulty_scenario(path: Path, fault: str = "", event: str = "") -> Path:
+    """Write, at ``path``, a two-response scenario with ``fault`` in its first response
+    (after "Working on it") and ``event`` as a ``fault`` event after its command."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FAULTY.format(fault=f"      - fault: {fault}" if fault else "",
+                                  event=f"  - fault: {event}" if event else ""))
+    return path

@@ -73,6 +73,11 @@ async def run_fake_codex_and_ansi(page: Page, url: str, tmp_path: Path) -> None:
     await status(page, "exited")
     assert await page.text_content("#exit-code") == "exit: SIGTERM"
     assert "[killed]" in await pane.inner_text()
+    await page.click("#restart")  # a new process, without a command
+    await status(page, "running")
+    assert await page.text_content("#exit-code") == ""
+    await page.click("#kill")
+    await status(page, "exited")
     shot = tmp_path / "hub-page.png"
     await page.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000

@@ -7,12 +7,20 @@ import json
 import pytest
 
 from scenarist.hub import protocol
-from scenarist.hub.protocol import Command, Kill, ProtocolError, Subscribe, parse_client_message
+from scenarist.hub.protocol import (
+    Command,
+    Kill,
+    ProtocolError,
+    Restart,
+    Subscribe,
+    parse_client_message,
+)
 
 
-def test_parses_the_three_client_messages() -> None:
+def test_parses_the_four_client_messages() -> None:
     assert parse_client_message('{"type":"command","agent":"a","text":"hi"}') == Command("a", "hi")
     assert parse_client_message('{"type":"kill","agent":"a"}') == Kill("a")
+    assert parse_client_message('{"type":"restart","agent":"a"}') == Restart("a")
     assert parse_client_message('{"type":"subscribe","agent":"a"}') == Subscribe("a")
 
 
@@ -21,6 +29,7 @@ def test_parses_the_three_client_messages() -> None:
     ("[1]", "JSON object"),
     ('{"type":"exec","agent":"a"}', "unknown message type 'exec'"),
     ('{"type":"kill"}', '"agent" must be a non-empty string'),
+    ('{"type":"restart","agent":""}', '"agent" must be a non-empty string'),
     ('{"type":"command","agent":"a"}', '"text" must be a string'),
     ('{"type":"command","agent":"a","text":["rm","-rf"]}', '"text" must be a string'),
     (b'{"type":"kill","agent":"a"}', "binary frames are not accepted"),

@@ -29,7 +29,8 @@ def kill_group(proc: subprocess.Popen[Any]) -> None:
 def run_agent(
     argv: Sequence[str], cwd: Path, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """Run an agent CLI with stdin /dev/null in its own process group."""
+    """Run an agent CLI with stdin /dev/null in its own process group; past ``timeout`` the
+    group is stopped and :class:`subprocess.TimeoutExpired` carries what it had written."""
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -42,6 +43,10 @@ def run_agent(
     )
     try:
         out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = proc.communicate()  # what it wrote before the bound, for the caller
+        raise subprocess.TimeoutExpired(list(argv), timeout, out, err) from None
     finally:
         kill_group(proc)
     return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
@@ -56,6 +61,7 @@ def codex(
     resume: bool = False,
     config: Sequence[str] = (),
     provider: Literal["custom", "builtin"] = "custom",
+    timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """Codex CLI against ``url``: through a custom Responses provider, or (``builtin``) the
     built-in OpenAI provider's ``openai_base_url`` (``model=None``: Codex's default model,
@@ -81,14 +87,18 @@ def codex(
         *[arg for setting in settings for arg in ("-c", setting)],
         prompt,
     ]
-    return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"})
+    return run_agent(argv, workdir, {"CODEX_HOME": str(home), "OPENAI_API_KEY": "sk-test"},
+                     timeout)
 
 
 def claude(
-    url: str, prompt: str, workdir: Path, config: Path, *flags: str
+    url: str, prompt: str, workdir: Path, config: Path, *flags: str,
+    max_retries: int | None = 0, timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """Claude Code in print mode against ``url``, allowed to run Bash and edit files
-    (``flags``: more options, e.g. ``--continue``)."""
+    (``flags``: more options, e.g. ``--continue``; ``max_retries``: its
+    ``CLAUDE_CODE_MAX_RETRIES``, none by default so that an error shows at once; ``None``:
+    Claude Code's own retries, as a user runs it)."""
     argv = [
         str(node_bin("claude")),
         "-p",
@@ -110,9 +120,9 @@ def claude(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_ERROR_REPORTING": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0",
+        **({} if max_retries is None else {"CLAUDE_CODE_MAX_RETRIES": str(max_retries)}),
     }
-    return run_agent(argv, workdir, env)
+    return run_agent(argv, workdir, env, timeout)
 
 
 def gemini(

@@ -57,3 +57,47 @@ def test_record_on_miss_needs_an_upstream(tmp_path: Path) -> None:
                            str(SCENARIOS / "answers.yaml"), "--upstream", "http://127.0.0.1:9"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "--upstream: only with --record-on-miss" in done.stderr
+
+
+TURN_ONE = """\
+name: first-turn
+timeline:
+  - userInputs:
+      - [0, "Which branch is the release on?"]
+  - llmResponse:
+      - assistant: ["The release is on branch stable."]
+"""
+BOTH_TURNS = TURN_ONE.replace("first-turn", "both-turns") + """\
+  - userInputs:
+      - [0, "And who cut it?"]
+  - llmResponse:
+      - assistant: ["Maria cut it on Monday."]
+"""
+
+
+def test_a_miss_mid_conversation_records_the_turns_before_it(tmp_path: Path) -> None:
+    suite, upstream_file = tmp_path / "suite", tmp_path / "both-turns.yaml"
+    suite.mkdir()
+    (suite / "first-turn.yaml").write_text(TURN_ONE)
+    upstream_file.write_text(BOTH_TURNS)
+    client_messages: list[dict[str, str]] = [
+        {"role": "user", "content": "Which branch is the release on?"}]
+    with run_server(upstream_file) as upstream, run_server(
+            suite, "--record-on-miss", "--upstream", upstream.base_url) as server:
+        client = openai.OpenAI(base_url=f"{server.base_url}/v1", api_key=KEY, max_retries=0)
+        for prompt in (None, "And who cut it?"):
+            if prompt is not None:
+                client_messages.append({"role": "user", "content": prompt})
+            done = client.chat.completions.create(model="m", messages=client_messages)
+            client_messages.append({"role": "assistant",
+                                    "content": done.choices[0].message.content or ""})
+        journal = server.journal()
+    assert [e.get("proxied", False) for e in journal] == [False, True]
+    [recording] = [f for f in recorded(suite) if f.name != "first-turn.yaml"]
+    # the second turn alone would not replay: the file starts where the conversation did
+    with run_server(recording) as offline:
+        replay = openai.OpenAI(base_url=f"{offline.base_url}/v1", api_key=KEY, max_retries=0)
+        first = replay.chat.completions.create(model="m", messages=client_messages[:1])
+        second = replay.chat.completions.create(model="m", messages=client_messages[:3])
+    assert first.choices[0].message.content == "The release is on branch stable."
+    assert second.choices[0].message.content == "Maria cut it on Monday."

@@ -24,6 +24,8 @@ from scenarist.rest.cli import main, parser
     (["--store", "sqlite://rel.db"], "three slashes"),
     (["--define", "=x"], ""),
     (["--scenario-define", "=x"], ""),
+    (["--chaos", "often"], "is not a number"),
+    (["--chaos", "0.1:exit"], "not a fault kind played here"),
 ])
 def test_usage_errors_exit_2(flags: list[str], message: str,
                              capsys: pytest.CaptureFixture[str]) -> None:

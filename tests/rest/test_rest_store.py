@@ -77,3 +77,11 @@ def test_store_urls() -> None:
     for bad in ("postgres://x", "sqlite://relative.db"):
         with pytest.raises(StoreUrlError, match="sqlite://"):
             open_store(bad)
+
+
+async def test_strikes_count_per_session_and_key_and_go_with_the_session(store: Store) -> None:
+    assert [await store.strike("s", "3.0") for _ in range(3)] == [1, 2, 3]
+    assert await store.strike("s", "5.0") == 1 and await store.strike("t", "3.0") == 1
+    await store.put(row("s", 1.0))
+    assert await store.delete("s")
+    assert await store.strike("s", "3.0") == 1

@@ -252,3 +252,22 @@ def test_the_progress_reader_keeps_a_half_written_line(tmp_path: Path) -> None:
     with path.open("a") as file:
         file.write("at 4\nend 0\n")
     assert reader.read() == Progress(pid=5, reached=4, ended=0)
+
+
+def test_a_program_the_runner_stops_at_the_end_is_not_reported_as_a_crash(
+        scenarist_run: Run, tmp_path: Path) -> None:
+    """Without ``expect.exitCode`` a program still running when the timeline has played is
+    hung up by the runner: result.json says so beside the code that hang-up left."""
+    path = write_scenario(tmp_path, "stays", """
+ah: {cmd: sh, flags: ['-c', 'echo ready; sleep 60']}
+timeline:
+  - log: started
+""")
+    result = scenarist_run(path)
+    assert result.outcome == "passed" and result.stopped
+    assert summary(result)["stoppedByRunner"] is True
+    assert "stopped by the runner" in result.exit_text
+    crashed = scenarist_run(write_scenario(tmp_path, "crash", "ah: {cmd: sh, flags: ['-c', "
+                                           "'exit 3']}\ntimeline: []\n"))
+    assert not crashed.stopped and summary(crashed)["stoppedByRunner"] is False
+    assert crashed.exit_text == "3"

@@ -68,15 +68,20 @@ def test_every_event_kind_has_its_beat() -> None:
     assert len({b.kind for b in BEATS}) == len(BEATS), "two beat types share a kind"
     of: dict[type[model.Event], list[type[Beat]]] = {}
     for beat in BEATS:
-        of.setdefault(get_type_hints(beat)["event"], []).append(beat)
+        event_type = get_type_hints(beat)["event"]
+        for event in get_args(event_type) or (event_type,):  # a fault's: a response's or its own
+            of.setdefault(event, []).append(beat)
     timed_only = {model.BaseTimeDelta}  # moves the cursor; never a beat
-    stepped = {model.LlmResponse: 3, model.AgentToolUse: 4, model.UserInputs: 1}
+    stepped = {model.LlmResponse: 4, model.AgentToolUse: 4, model.UserInputs: 1}
+    carried = {model.FaultEvent}  # one beat, built with its step (the Fault) by the compiler
     for event in _events():
         beats = of.pop(event, [])
         if event in timed_only:
             assert not beats
         elif event in stepped:  # timed step by step in timeline.py
             assert len(beats) == stepped[event], (event, beats)
+        elif event in carried:
+            assert [b.kind for b in beats] == [event.kind] and event.kind not in EVENT_BEATS
         else:
             assert [b.kind for b in beats] == [event.kind], f"{event.__name__} has no beat"
             assert EVENT_BEATS[event.kind] is beats[0]

@@ -58,6 +58,10 @@ class Tally(Record, frozen=False):
     count: int = 0
 
 
+#: records filled field by field after they are made (the fault reader, seeded chaos)
+ASSIGNABLE = {"Fault"}
+
+
 def records() -> list[type]:
     found = [cls for module in (model, tools)
              for _, cls in inspect.getmembers(module, inspect.isclass)
@@ -69,7 +73,7 @@ def records() -> list[type]:
 @pytest.mark.parametrize("cls", records(), ids=lambda cls: cls.__name__)
 def test_every_record_is_a_frozen_slotted_value(cls: type[Record]) -> None:
     assert cls.__eq__ is Record.__eq__ and cls.__repr__ is Record.__repr__
-    assert cls.__record_frozen__
+    assert cls.__record_frozen__ or cls.__name__ in ASSIGNABLE
     assert cls.__dictoffset__ == 0  # slotted all the way up: instances have no __dict__
 
 

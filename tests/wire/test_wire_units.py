@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wire_turns import TURNS
 
 from scenarist import wire
 from scenarist.wire import (
@@ -19,6 +21,7 @@ from scenarist.wire import (
     ToolCallStart,
     Usage,
     chunk_text,
+    encode_moments,
     encode_stream,
     error_body,
     fold,
@@ -155,3 +158,35 @@ def test_frame_bytes_equal_the_stdlib_compact_encoding(text: str, args: dict[str
 
 def test_frame_falls_back_to_the_stdlib_for_what_orjson_refuses() -> None:
     assert Frame({1: "x"}).encode() == b'data: {"1":"x"}\n\n'
+
+
+@pytest.mark.parametrize("api", ["openai_chat", "openai_responses", "anthropic", "gemini"])
+@pytest.mark.parametrize("turn", sorted(TURNS))
+def test_moments_join_the_frames_due_together(api: wire.WireApi, turn: str) -> None:
+    """What a server sends at once (``encode_moments``) is, moment by moment, the frames
+    due then, each as :meth:`Frame.encode` writes it."""
+    timed = [e if i == 0 else dataclasses.replace(e, at_ms=10 * (i // 3))
+             for i, e in enumerate(TURNS[turn])]
+    frames = list(encode_stream(api, timed, include_usage=True))
+    expected: dict[int, bytes] = {}
+    for frame in frames:
+        expected[frame.at_ms] = expected.get(frame.at_ms, b"") + frame.encode()
+    assert list(encode_moments(frames)) == list(expected.items())
+
+
+def test_moments_fall_back_to_the_stdlib_for_what_orjson_refuses() -> None:
+    frames = [Frame({1: "x"}), Frame("[DONE]", at_ms=5), Frame({"a": 1}, "e", at_ms=5)]
+    assert list(encode_moments(frames)) == [
+        (0, b'data: {"1":"x"}\n\n'), (5, b'data: [DONE]\n\nevent: e\ndata: {"a":1}\n\n')]
+
+
+def test_long_moments_equal_the_frames_joined() -> None:
+    """A moment of many frames (joined piecewise as it goes) and the moments around it."""
+    events = [MessageStart("r", "m", 3), *[TextDelta(f"word{i} ") for i in range(300)],
+              *[TextDelta(f"late{i} ", at_ms=5) for i in range(70)], Finish(at_ms=9)]
+    for api in ("openai_chat", "openai_responses", "anthropic"):
+        frames = list(encode_stream(api, events))
+        expected: dict[int, bytes] = {}
+        for frame in frames:
+            expected[frame.at_ms] = expected.get(frame.at_ms, b"") + frame.encode()
+        assert list(encode_moments(frames)) == list(expected.items())

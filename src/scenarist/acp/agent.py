@@ -4,7 +4,10 @@
 ``session/load`` honour ``sessionStart`` (load replays the history first);
 ``session/prompt`` plays one turn of the scenario on :class:`scenarist.play.Player`,
 asking the client for files, terminals and permissions where the scenario says so and
-the client advertises it; ``session/cancel`` ends the turn with ``cancelled`` at once.
+the client advertises it; ``session/cancel`` ends the turn with ``cancelled`` at once
+(unless the turn has a ``lateResponse`` fault: then the turn plays on to it, waits its
+``ms`` and answers). The scenario's other faults are played on the wire by
+:class:`scenarist.acp.faulty.FaultyLines` (``wire``), at their place in the turn.
 Client misuse is answered with ACP's error codes. Updates are built by
 :mod:`scenarist.acp.updates`; this module only does the talking and the pacing.
 """
@@ -21,6 +24,7 @@ import acp
 from acp import schema as s
 
 from scenarist.acp.compare import differences
+from scenarist.acp.faulty import WIRE_KINDS, FaultyLines
 from scenarist.acp.handshake import initialize_answer
 from scenarist.acp.stdio import log
 from scenarist.acp.tools import absolute
@@ -33,7 +37,9 @@ from scenarist.acp.updates import (
     stop_reason,
     usage,
 )
+from scenarist.faults import Chaos, chaos_fault, describe
 from scenarist.play import Clock, Player, RealClock
+from scenarist.play.pacing import Schedule
 from scenarist.scenario.beats import (
     AgentEditsBeat,
     AgentFileReadsBeat,
@@ -41,6 +47,7 @@ from scenarist.scenario.beats import (
     AgentPlanBeat,
     AssistantBeat,
     ErrorBeat,
+    FaultBeat,
     ProgressBeat,
     ThinkBeat,
     ToolBeat,
@@ -52,6 +59,7 @@ from scenarist.scenario.beats import (
 from scenarist.scenario.model import (
     AgentFileReads,
     AgentPermissionRequest,
+    LlmResponse,
     Scenario,
     SetMode,
     SetModel,
@@ -70,6 +78,7 @@ class AgentOptions:
     cwd: str | None = None  # resolve relative paths against this instead of the client's cwd
     mcp_servers: tuple[Mapping[str, Any], ...] | None = None  # expected from the client
     speed: float = 1.0
+    chaos: Chaos | None = None  # --chaos: a seeded fault per prompt turn
 
 
 @dataclass(slots=True)
@@ -108,6 +117,7 @@ class ScenarioAgent(acp.Agent):
             fixed = self.index.scenarios[0]
         self.fixed = self._script(fixed) if fixed is not None else None
         self.conn: acp.Client | None = None
+        self.wire: FaultyLines | None = None  # set when serving stdio: faults play on it
         self.client_caps: s.ClientCapabilities | None = None
         self.sessions: dict[str, _Session] = {}
         self._count = 0
@@ -149,6 +159,11 @@ class ScenarioAgent(acp.Agent):
 
     def on_connect(self, conn: acp.Client) -> None:
         self.conn = conn
+
+    def attach(self, wire: FaultyLines) -> None:
+        """Play faults on ``wire`` (the stdio transport), on this agent's clock and speed."""
+        self.wire = wire
+        wire.clock, wire.speed = self.clock, self.options.speed
 
     # -- initialize -----------------------------------------------------------------------
     async def initialize(self, protocol_version: int,
@@ -321,11 +336,15 @@ class ScenarioAgent(acp.Agent):
                 "and all were played", sessionId=session_id)
         turn = turns[session.next_turn]
         session.next_turn += 1
+        await self._chaos(session, turn)
         cancel = session.cancel = asyncio.Event()
         play = asyncio.create_task(self._play(session, turn, cancel))
         waiter = asyncio.create_task(cancel.wait())
         try:
-            await asyncio.wait({play, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if _late_response(turn) is None:
+                await asyncio.wait({play, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            else:  # a cancel does not end this turn: it plays on to its late answer
+                await asyncio.wait({play})
             reason: s.StopReason = play.result() if play.done() else "cancelled"
         finally:
             waiter.cancel()
@@ -334,6 +353,19 @@ class ScenarioAgent(acp.Agent):
             self._release_terminals(session)
         return s.PromptResponse(stop_reason=reason, usage=usage(turn.expected),
                                 field_meta=self._response_meta(turn))
+
+    async def _chaos(self, session: _Session, turn: Turn) -> None:
+        """Strike ``--chaos``'s fault for this turn, if it draws one: a pure function of the
+        seed, the scenario, the session and the turn's place, so every run faults the same
+        turns the same way."""
+        chaos, wire = self.options.chaos, self.wire
+        if chaos is None or wire is None or session.script is None:
+            return
+        identity = f"{session.script.scenario.name}\0{session.id}\0{session.next_turn}"
+        fault = chaos_fault(chaos, identity.encode(), len(turn.beats))
+        if fault is not None:
+            log(f"chaos: turn {session.next_turn} of session {session.id}: {describe(fault)}")
+            await wire.strike(fault)
 
     @staticmethod
     def _response_meta(turn: Turn) -> dict[str, Any] | None:
@@ -358,15 +390,21 @@ class ScenarioAgent(acp.Agent):
         turn_play = _TurnPlay(self, session, turn)
         player = Player(turn.beats, clock=self.clock, speed=self.options.speed,
                         origin_ms=turn.origin_ms)
+        late = _late_response(turn)
         async for beat in player:
             if beat.index in turn_play.skipped:
                 continue
             if isinstance(beat, UserCancelSessionBeat):
                 await cancel.wait()
+                if late is None:
+                    return "cancelled"
+            elif isinstance(beat, FaultBeat) and beat.step.kind == "lateResponse":
+                if cancel.is_set():
+                    await Schedule(self.clock, speed=self.options.speed).wait(beat.step.ms)
+                    return _cancelled_answer(turn)
+            elif not await turn_play.beat(beat):
                 return "cancelled"
-            if not await turn_play.beat(beat):
-                return "cancelled"
-        return stop_reason(turn.expected)
+        return _cancelled_answer(turn) if cancel.is_set() else stop_reason(turn.expected)
 
     def _release_terminals(self, session: _Session) -> None:
         if not session.terminals or self.conn is None:
@@ -384,6 +422,27 @@ class ScenarioAgent(acp.Agent):
                 await client.release_terminal(session_id=session_id, terminal_id=terminal_id)
 
 
+def _late_response(turn: Turn) -> FaultBeat | None:
+    """The turn's ``lateResponse`` fault: a cancel does not end the turn at once."""
+    return next((b for b in turn.beats if isinstance(b, FaultBeat)
+                 and b.step.kind == "lateResponse"), None)
+
+
+def _cancelled_answer(turn: Turn) -> s.StopReason:
+    """A late answer after a cancel: the prompt's scripted ``stopReason`` when it has one
+    (an agent that answers ``end_turn`` after a cancel, which ACP forbids), else
+    ``cancelled``."""
+    if turn.expected and "stopReason" in turn.expected:
+        return stop_reason(turn.expected)
+    return "cancelled"
+
+
+def _strikes_later(fault: FaultBeat) -> bool:
+    """Whether a response's fault counts its events or bytes from the response's start."""
+    return isinstance(fault.event, LlmResponse) and (
+        fault.step.after_events is not None or fault.step.after_bytes is not None)
+
+
 class _TurnPlay:
     """The client-facing side effects of one turn's beats."""
 
@@ -394,6 +453,9 @@ class _TurnPlay:
         self.caps = agent._ready()
         self.renderer = BeatRenderer(session.cwd)
         self.skipped: set[int] = set()
+        # a response's fault that strikes after N events/bytes is armed at its first beat
+        self.to_arm = {b.index: b for b in turn.beats
+                       if isinstance(b, FaultBeat) and _strikes_later(b)}
 
     @property
     def client(self) -> acp.Client:
@@ -401,6 +463,9 @@ class _TurnPlay:
 
     async def beat(self, beat: AcpAgentBeat) -> bool:
         """Play one beat; False when the turn ends as cancelled."""
+        early = self.to_arm.pop(beat.index, None)
+        if early is not None:
+            await self.fault(early)
         match beat:
             case ErrorBeat(step=step):
                 data = {"errorType": step.error_type, "message": step.message,
@@ -423,9 +488,27 @@ class _TurnPlay:
                 await self.agent._send(self.session, self.renderer.render(beat))
             case UserCancelSessionBeat():
                 pass  # the turn waits for the client's session/cancel (ScenarioAgent._play)
+            case FaultBeat():
+                if not _strikes_later(beat):  # (else armed at the response's first beat)
+                    await self.fault(beat)
+                    # a truncated turn ends here, unseen: its answer is swallowed too, and
+                    # the session takes the client's next prompt
+                    return beat.step.kind != "truncate" or self.agent.wire is None
             case _:
                 assert_never(beat)
         return True
+
+    async def fault(self, beat: FaultBeat) -> None:
+        """Play a fault on the wire (the kinds ``scenarist acp`` does not play were
+        warned about at start: :func:`scenarist.faults.unplayed`)."""
+        wire = self.agent.wire
+        if beat.step.kind not in WIRE_KINDS:
+            return
+        if wire is None:
+            log(f"{beat.event.key_path}: a {beat.step.kind} fault needs the stdio transport; "
+                "not played here")
+            return
+        await wire.strike(beat.step)
 
     def renderer_path(self, path: str) -> str:
         return absolute(path, self.session.cwd)

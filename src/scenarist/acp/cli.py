@@ -2,6 +2,7 @@
 
     scenarist acp --scenario PATH... [--tag TAG] [--scenario-name N] [--session-id ID]
                   [--cwd DIR] [--mcp-servers JSON] [--define K=V] [--speed F]
+                  [--chaos RATE[:kind,kind]] [--seed N]
     scenarist acp-test --agent "CMD ARGS" --scenario PATH... [--tag TAG] [--cwd DIR]
                   [--transcript FILE] [--junit FILE] [--format text|jsonl] [--speed F]
                   [--timeout S]
@@ -74,8 +75,27 @@ def acp_parser() -> Parser:
     p.add_argument("--mcp-servers", metavar="JSON",
                    help="the mcpServers the client should send (a JSON list); differences "
                    "are logged")
+    p.add_argument("--chaos", metavar="RATE[:kind,kind]",
+                   help="fault each prompt turn with probability RATE (0..1) by one of the "
+                   "kinds (default: every kind the agent's wire plays), the same faults for "
+                   "the same --seed; see docs/faults.md")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="the seed of --chaos (default 0)")
     add_scenario_options(p)
     return p
+
+
+def _chaos(parser: Parser, args: Any) -> Any:
+    """``--chaos`` read (None without it); a value that cannot be read is a usage error."""
+    if args.chaos is None:
+        return None
+    from scenarist.acp.faulty import CHAOS_KINDS
+    from scenarist.faults import ChaosError, parse_chaos
+
+    try:
+        return parse_chaos(args.chaos, args.seed, CHAOS_KINDS)
+    except ChaosError as exc:
+        parser.error(f"--chaos: {exc}")
 
 
 def acp_main(argv: Sequence[str]) -> int:
@@ -91,6 +111,7 @@ def _serve(parser: Parser, args: Any) -> int:
     from scenarist.scenario.select import ScenarioIndex, SelectionError
 
     speed = checked_speed(parser, args)
+    chaos = _chaos(parser, args)
     problem = stdio_problem()
     if problem is not None:
         parser.error(problem)
@@ -103,6 +124,7 @@ def _serve(parser: Parser, args: Any) -> int:
         if not isinstance(mcp, list):
             parser.error("--mcp-servers must be a JSON list of MCP servers")
     scenarios = _scenarios(parser, args)
+    _warn_unplayed(scenarios)
     try:
         playable = candidates(ScenarioIndex(scenarios), args.scenario_name)
     except SelectionError as exc:
@@ -114,7 +136,7 @@ def _serve(parser: Parser, args: Any) -> int:
         cwd = str(Path(args.cwd).resolve()) if args.cwd else None
         options = AgentOptions(scenario_name=args.scenario_name, session_id=args.session_id,
                                cwd=cwd, mcp_servers=tuple(mcp) if mcp is not None else None,
-                               speed=speed)
+                               speed=speed, chaos=chaos)
         return ScenarioAgent(scenarios, options)
 
     def answer() -> dict[str, Any]:
@@ -127,6 +149,17 @@ def _serve(parser: Parser, args: Any) -> int:
     with event_loop_runner() as runner:
         runner.run(serve_stdio(answer, make_agent))
     return 0
+
+
+def _warn_unplayed(scenarios: Sequence[Any]) -> None:
+    """Say (stderr) which of the scenarios' faults the ACP agent does not play."""
+    import sys
+
+    from scenarist.faults import unplayed
+
+    for scenario in scenarios:
+        for issue in unplayed(scenario, "acp"):
+            print(issue, file=sys.stderr)
 
 
 def acp_test_parser() -> Parser:

@@ -31,6 +31,7 @@ from acp import schema as s
 from scenarist.acp.compare import differences
 from scenarist.acp.frames import Refusal
 from scenarist.acp.lines import CheckedLines
+from scenarist.acp.progress import SessionProgress, exit_text
 from scenarist.acp.stdio import one_line_logging
 from scenarist.acp.turns import AcpScript, ClientBeat, Turn, script_of
 from scenarist.acp.updates import prompt_blocks
@@ -72,6 +73,7 @@ STDIO_LIMIT = 50 * 1024 * 1024
 AGENT_EXIT_S = 5.0  # how long an agent may take to exit once its stdin is closed
 STOP_STEP_S = 1.0  # the bound on each clean-up step after the run
 EXIT_POLL_S = 0.05
+QUOTE_CHARS = 120  # how much of a refused line a report quotes
 
 
 async def _exit_code(process: asyncio.subprocess.Process, within: float | None) -> int | None:
@@ -403,10 +405,19 @@ class _Run:
         self.conn: acp.ClientSideConnection | None = None
         self.drain_task: asyncio.Task[None] | None = None
         self.refusals: list[str] = []
+        self.progress = SessionProgress()
+        self.ended_where: str | None = None  # where the session stood when stdout ended
+        self.last_heard: float | None = None  # loop time of the agent's last line
 
     def observe(self, event: Any) -> None:
-        direction = "client->agent" if event.direction.value == "outgoing" else "agent->client"
+        outgoing = event.direction.value == "outgoing"
+        direction = "client->agent" if outgoing else "agent->client"
         self.report.transcript.append({"direction": direction, "message": event.message})
+        if outgoing:
+            self.progress.sent(event.message)
+        else:
+            self.last_heard = asyncio.get_running_loop().time()
+            self.progress.received(event.message)
 
     async def drain(self, stream: asyncio.StreamReader | None) -> None:
         if stream is None:
@@ -414,8 +425,26 @@ class _Run:
         while line := await stream.readline():
             self.report.agent_stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
 
-    def refused(self, line: int, refusal: Refusal) -> None:
-        self.refusals.append(f"line {line}: {refusal.log}")
+    def refused(self, line: int, refusal: Refusal, text: bytes) -> None:
+        self.last_heard = asyncio.get_running_loop().time()
+        quoted = text.rstrip(b"\r\n").decode("utf-8", "replace")
+        if len(quoted) > QUOTE_CHARS:
+            quoted = quoted[:QUOTE_CHARS] + f"... ({len(text)} bytes)"
+        self.refusals.append(f"line {line} ({self.progress.where()}): {refusal.log}: "
+                             f"{json.dumps(quoted, ensure_ascii=False)}")
+
+    def output_ended(self) -> None:
+        self.ended_where = self.progress.where()
+
+    def waiting(self) -> str:
+        """What the run waited for, for a timeout's report: the moment and the silence."""
+        text = self.progress.where()
+        if self.last_heard is not None:
+            quiet = asyncio.get_running_loop().time() - self.last_heard
+            text += f"; the agent's last line came {quiet:.1f} s before"
+        else:
+            text += "; the agent wrote nothing"
+        return text
 
     async def main(self) -> None:
         """Start the agent in its own process tree and play the session with it."""
@@ -428,7 +457,8 @@ class _Run:
             limit=STDIO_LIMIT)
         assert process.stdin is not None and process.stdout is not None
         lines = CheckedLines(process.stdout, process.stdin, limit=STDIO_LIMIT,
-                             log=lambda _: None, on_refusal=self.refused)
+                             log=lambda _: None, on_refusal=self.refused,
+                             on_end=self.output_ended)
         self.conn = conn = acp.connect_to_agent(self.client, lines, observers=[self.observe])
         self.drain_task = asyncio.create_task(self.drain(process.stderr))
         session = asyncio.create_task(self.session(conn))
@@ -437,11 +467,10 @@ class _Run:
             await asyncio.wait({session, exited}, return_when=asyncio.FIRST_COMPLETED)
             if not session.done():  # the agent is gone: what it still owes will not come
                 await asyncio.wait({session}, timeout=STOP_STEP_S)
-            if session.done():
+            if session.done() and (session.exception() is None or not lines.ended):
                 session.result()
                 return
-            self.report.check("agent", [f"exited with code {process.returncode} before the "
-                                        "session ended"])
+            await self.report_end(process)
         finally:
             for task in (session, exited):
                 task.cancel()
@@ -449,6 +478,19 @@ class _Run:
             for task in (session, exited):  # retrieved: an error here is not news
                 if not task.cancelled():
                     task.exception()
+
+    async def report_end(self, process: asyncio.subprocess.Process) -> None:
+        """The session broke off because the agent's output ended or the agent exited:
+        say how it ended and where the session stood (the request waiting for its answer,
+        the prompt turn, the updates so far)."""
+        where = self.ended_where or self.progress.where()
+        code = await _exit_code(process, STOP_STEP_S)
+        if code is None:
+            problem = (f"the agent closed its stdout {where} (still running {STOP_STEP_S:g} s "
+                       "later: stopped)")
+        else:
+            problem = f"the agent {exit_text(code)} {where}"
+        self.report.check("agent", [problem])
 
     async def stop(self, grace: float) -> None:
         """End what the run started, each step bounded: the prompt in flight, the terminals,
@@ -497,6 +539,9 @@ class _Run:
         missing = self.client.permissions[self.client.asked:]
         problems += [f"{e.key_path}: the agent never asked for this permission" for e in missing]
         self.report.check("permission requests", problems)
+        late = self.progress.late_problems()
+        if late:  # said only when broken: a passing run's checks stay as they were
+            self.report.check("updates after the answer", late)
 
     def session_cwd(self) -> str:
         scenario = self.script.scenario
@@ -568,23 +613,31 @@ class _Run:
             answer = await conn.prompt(session_id=self.session_id, prompt=blocks, **meta)
         except acp.RequestError as exc:
             if wants_error:
-                self.report.check(name, _error_problems(turn, exc))
+                problems = _error_problems(turn, exc)
             else:
-                self.report.check(name, [f"the agent answered error {exc.code}: {exc} "
-                                         f"{json.dumps(exc.data) if exc.data else ''}".rstrip()])
+                problems = [f"the agent answered error {exc.code}: {exc} "
+                            f"{json.dumps(exc.data) if exc.data else ''}".rstrip()]
+            self.report.check(name, problems + self.turn_rules())
             return
         got = _dump(answer)
         expected = dict(turn.expected or {})
-        problems = []
+        problems = self.turn_rules()
+        record = self.progress.turn
+        cancel_sent = record is not None and record.cancelled_at is not None
         want_session = expected.pop("sessionId", None)
         if want_session is not None and want_session != self.session_id:
             problems.append(f"sessionId: expected {want_session!r}, got {self.session_id!r}")
         if wants_error:
             problems.append("the scenario scripts an error, the agent answered "
                             f"{json.dumps(got)}")
-        if "stopReason" not in expected and turn.cancels:
-            expected["stopReason"] = "cancelled"
+        if "stopReason" not in expected and turn.cancels and not cancel_sent:
+            expected["stopReason"] = "cancelled"  # (once sent, turn_rules says it)
         self.report.check(name, problems + differences(expected, got))
+
+    def turn_rules(self) -> list[str]:
+        """What the prompt just answered broke of ACP's prompt-turn rules."""
+        record = self.progress.turn
+        return list(record.problems) if record is not None else []
 
     def fallback_prompt(self) -> UserInput:
         """The prompt for a turn the scenario does not prompt (a loaded session's live
@@ -630,7 +683,8 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
             async with asyncio.timeout(options.timeout):
                 await run.main()
         except TimeoutError:
-            report.check("agent", [f"no end after {options.timeout} s (--timeout)"])
+            report.check("agent", [f"no end after {options.timeout} s (--timeout), "
+                                   f"{run.waiting()}"])
             grace = 0.0
         except Exception as exc:  # a hostile agent: whatever it did is the finding
             # the message (and for pydantic, its first error)

@@ -135,7 +135,7 @@ def _scan_id(text: str) -> Any:
 def _parse(line: bytes) -> Any:
     """``line`` as JSON, or a Refusal saying why it is not (with the id when one can be read)."""
     try:
-        text = line.decode("utf-8")
+        text = line.decode("utf-8").rstrip("\r\n")  # a column on the line, not past its end
     except UnicodeDecodeError as exc:
         where = f"byte 0x{line[exc.start]:02x} at offset {exc.start}"
         return _parse_error(line.decode("utf-8", "replace"), f"the line is not UTF-8 ({where})")

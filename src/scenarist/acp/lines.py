@@ -6,7 +6,9 @@ transport (it has the SDK's ``Transport`` shape: ``receive``/``send``/``close`` 
 decoded messages) reads a line at a time, bounded by ``limit`` bytes, passes what
 :func:`scenarist.acp.frames.check_line` accepts and answers the rest itself, so the peer
 gets its error and the connection lives on. Each refusal is logged as one line and handed
-to ``on_refusal`` (``acp-test`` reports a hostile agent's lines as a failed check).
+to ``on_refusal`` with the line's bytes (``acp-test`` reports a hostile agent's lines as a
+failed check, quoting them); the end of the stream is handed to ``on_end`` (``acp-test``
+notes where the session stood when the agent's output ended).
 It imports no SDK, so ``scenarist acp`` can read and answer its first line before the SDK
 is imported (:mod:`scenarist.acp.stdio`).
 """
@@ -28,12 +30,16 @@ class CheckedLines:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
                  limit: int, log: Callable[[str], None],
-                 on_refusal: Callable[[int, Refusal], None] | None = None) -> None:
+                 on_refusal: Callable[[int, Refusal, bytes], None] | None = None,
+                 on_end: Callable[[], None] | None = None) -> None:
         self.reader = reader
         self.writer = writer
         self.limit = limit
         self.log = log
         self.on_refusal = on_refusal
+        self.on_end = on_end
+        self.ended = False  # the peer's output ended
+        self._last = b""  # the line read last (quoted when refused)
         self.lines = 0  # lines read so far
         self._pushed: list[dict[str, Any]] = []
         self._closed = False
@@ -49,6 +55,10 @@ class CheckedLines:
         while True:
             line = await self._read_line()
             if line is None:
+                if not self.ended:
+                    self.ended = True
+                    if self.on_end is not None:
+                        self.on_end()
                 return None
             if isinstance(line, bytes):
                 if not line.strip():
@@ -63,7 +73,7 @@ class CheckedLines:
     async def _refuse(self, refusal: Refusal) -> None:
         self.log(f"line {self.lines}: {refusal.log}")
         if self.on_refusal is not None:
-            self.on_refusal(self.lines, refusal)
+            self.on_refusal(self.lines, refusal, self._last)
         if refusal.reply is not None:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await self._write(encode_reply(refusal.reply))
@@ -88,10 +98,12 @@ class CheckedLines:
             line = exc.partial
         except asyncio.LimitOverrunError as exc:
             self.lines += 1
-            return oversized(await self._skip_line(exc.consumed), self.limit)
+            self._last = await self._skip_line(exc.consumed)
+            return oversized(self._last, self.limit)
         if not line:
             return None
         self.lines += 1
+        self._last = line
         return line
 
     async def _skip_line(self, consumed: int) -> bytes:

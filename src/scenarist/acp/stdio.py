@@ -11,7 +11,8 @@ later than an agent on the ACP TypeScript SDK: ``bench/bench_startup.py``, where
 
 Every line, the first included, passes :class:`scenarist.acp.lines.CheckedLines` first: a
 line that is not a well-formed JSON-RPC message is answered there and never reaches the
-SDK, so no client line ends the agent. Log records (the SDK logs what it catches with
+SDK, so no client line ends the agent; the same transport plays the scenario's faults on
+its way out (:class:`scenarist.acp.faulty.FaultyLines`, handed to the agent). Log records (the SDK logs what it catches with
 tracebacks) are written as one line each.
 """
 
@@ -25,7 +26,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from scenarist.acp.lines import CheckedLines
+from scenarist.acp.faulty import FaultyLines
 
 __all__ = ["STDIO_LIMIT", "event_loop_runner", "log", "one_line_logging", "serve_stdio",
            "stdio_problem"]
@@ -122,10 +123,11 @@ async def serve_stdio(answer: Callable[[], Mapping[str, Any]], make_agent: Calla
                       ) -> None:
     """Run the agent that ``make_agent`` builds (importing the SDK) on stdin/stdout;
     ``answer`` gives the ``initialize`` result without the SDK. Every line is checked
-    (:class:`scenarist.acp.lines.CheckedLines`) before the SDK sees it."""
+    (:class:`scenarist.acp.lines.CheckedLines`) before the SDK sees it, and the agent
+    plays its faults on the same transport."""
     one_line_logging("scenarist acp")
     reader, writer = await _pipes()
-    lines = CheckedLines(reader, writer, limit=STDIO_LIMIT, log=log)
+    lines = FaultyLines(reader, writer, limit=STDIO_LIMIT, log=log)
     first = await lines.receive()
     if first is None:
         return  # the client went away before saying anything well formed
@@ -137,6 +139,7 @@ async def serve_stdio(answer: Callable[[], Mapping[str, Any]], make_agent: Calla
     import acp
 
     agent = make_agent()
+    agent.attach(lines)
     if early is not None:
         agent.initialized_early(early[1])
     await acp.run_agent(agent, lines)

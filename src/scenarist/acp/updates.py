@@ -26,6 +26,7 @@ from scenarist.scenario.beats import (
     Beat,
     CompleteBeat,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -318,8 +319,9 @@ class BeatRenderer:
                   | SetModeBeat() | SetModelBeat() | UserEditsBeat() | ApplyPatchBeat()
                   | UserCommandBeat() | UserCancelSessionBeat() | InitializeBeat()
                   | SessionStartBeat() | AssertBeat() | ScreenshotBeat() | LogBeat()
-                  | StatusBeat() | CompleteBeat() | MergeBeat()):
-                return []  # played as requests (errors, reads, permissions) or not ACP's
+                  | StatusBeat() | CompleteBeat() | MergeBeat() | FaultBeat()):
+                return []  # played as requests (errors, reads, permissions), on the wire
+                # (faults), or not ACP's
             case _:
                 assert_never(beat)
 

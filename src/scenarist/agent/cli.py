@@ -6,7 +6,7 @@
 
 Exit status (docs/cli.md): 0 every real result matched the scenario, 1 at least one
 mismatch, 2 a usage or input error (bad option, missing workspace, a scenario that does not
-load). Errors are one line
+load); a scenario's ``exit`` fault ends it with its code or signal. Errors are one line
 each on stderr, never a traceback.
 """
 
@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from scenarist.agent.progress import PROGRESS_ENV, ProgressWriter
 from scenarist.agent.render import FORMATS, make_renderer
@@ -40,6 +40,7 @@ from scenarist.scenario.cli_parser import (
 )
 
 if TYPE_CHECKING:
+    from scenarist.fault_output import FaultedOutput
     from scenarist.scenario import Scenario
 
 __all__ = ["main", "parser"]
@@ -92,7 +93,9 @@ def main(argv: Sequence[str]) -> int:
         marker = sys.stdout if args.format == "text" else sys.stderr
         prompts = Prompts(args.prompt, sys.stdin if interactive else None,
                           marker if interactive else None)
-        renderer = make_renderer(args.format, sys.stdout, sys.stderr)
+        faults = _faulted_output(scenario, args.speed)
+        out = sys.stdout if faults is None else _text(faults)
+        renderer = make_renderer(args.format, out, sys.stderr)
         checkpoint = Checkpoint(args.checkpoint_cmd) if args.checkpoint_cmd else None
         session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"scenarist-agent:{scenario.name}"))
         progress = _progress_writer(p, args.progress_file or os.environ.get(PROGRESS_ENV))
@@ -103,7 +106,8 @@ def main(argv: Sequence[str]) -> int:
                 report = play(scenario, workspace, renderer, prompts=prompts,
                               checkpoint=checkpoint, speed=args.speed, session_id=session_id,
                               on_beat=progress.beat if progress is not None else None,
-                              on_prompt=progress.prompt if progress is not None else None)
+                              on_prompt=progress.prompt if progress is not None else None,
+                              faults=faults)
             code = EXIT_FAILED if report.mismatches else EXIT_OK
             if progress is not None:
                 progress.end(code)
@@ -116,6 +120,40 @@ def main(argv: Sequence[str]) -> int:
         return run(p, argv, body)
     except Stopped as exc:
         return 128 + exc.signum
+    except ScenaristError as exc:  # a scenario's exit fault, raised after the tools stopped
+        from scenarist.fault_output import FaultExit, exit_status
+
+        if not isinstance(exc, FaultExit):
+            raise
+        return exit_status(exc)
+
+
+def _faulted_output(scenario: Scenario, speed: float) -> FaultedOutput | None:
+    """The output layer that plays the scenario's faults (none without faults: the output
+    is then written as it always was); kinds a process cannot play are warned about here."""
+    from scenarist.faults import unplayed
+    from scenarist.scenario import FaultBeat, compile_timeline
+
+    if not any(isinstance(b, FaultBeat) for b in compile_timeline(scenario).beats):
+        return None
+    for issue in unplayed(scenario, "agent"):
+        text = "; ".join(part.strip() for part in str(issue).splitlines())
+        print(f"scenarist agent: {text}", file=sys.stderr)
+
+    def pause(ms: int) -> None:
+        from scenarist.play import Schedule
+
+        Schedule(speed=speed).wait_sync(ms)
+
+    from scenarist.fault_output import FaultedOutput
+
+    return FaultedOutput(sys.stdout.buffer, sys.stderr, pause)
+
+
+def _text(faults: FaultedOutput) -> IO[str]:
+    from scenarist.fault_output import FaultedText
+
+    return cast("IO[str]", FaultedText(faults, sys.stdout))
 
 
 def _progress_writer(p: Parser, path: str | None) -> ProgressWriter | None:

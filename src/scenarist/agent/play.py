@@ -14,6 +14,12 @@ line typed at the terminal when stdin is one (as many lines as the scripted prom
 else the scripted text itself. A typed prompt is compared with the scenario's. Waiting for
 the user pauses the schedule: playback starts again from that beat's time when the prompt
 arrives (:class:`Pacer`), so the agent stays in step with a test executor that typed it.
+
+A ``fault`` reaches the output where :func:`scenarist.fault_lines.reaching` says (a counted
+one at its response's first beat) and is played on the output's lines by the
+:class:`~scenarist.fault_output.FaultedOutput` the caller passes as ``faults``; an ``exit``
+unwinds from there as :class:`~scenarist.fault_output.FaultExit`, so the tools' processes
+are stopped before the process ends.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from scenarist.agent.tools import (
 from scenarist.agent.workspace import Workspace
 from scenarist.divergence import Divergence
 from scenarist.errors import ScenaristError
+from scenarist.fault_lines import reaching
+from scenarist.fault_output import FaultedOutput
 from scenarist.play import Clock, iter_sync
 from scenarist.processes import run_command
 from scenarist.scenario import (
@@ -53,6 +61,7 @@ from scenarist.scenario import (
     CompleteBeat,
     ErrorBeat,
     Event,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -251,6 +260,8 @@ class _Run:
                 self.renderer.assistant(block_text(step.content))
             case ErrorBeat(step=error):
                 self.renderer.llm_error(error)
+            case FaultBeat():
+                pass  # played on the output by play's loop
             case ToolStartBeat() | ProgressBeat() | ToolExecutionBeat() | ToolResultBeat():
                 self.tool_beat(beat)
             case AgentEditsBeat(event=edit):
@@ -345,12 +356,15 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
          prompts: Prompts | None = None, checkpoint: Checkpoint | None = None,
          speed: float = 1.0, clock: Clock | None = None, session_id: str = "",
          on_beat: Callable[[int], None] | None = None,
-         on_prompt: Callable[[int], None] | None = None) -> Report:
+         on_prompt: Callable[[int], None] | None = None,
+         faults: FaultedOutput | None = None) -> Report:
     """Play ``scenario``'s live beats in ``workspace``; the report says what differed.
 
     ``on_beat(position)`` is called after each beat is played and ``on_prompt(position)``
     before the user's prompt is awaited, with the beat's position in the compiled timeline
-    (the progress file of :mod:`scenarist.agent.progress`)."""
+    (the progress file of :mod:`scenarist.agent.progress`). ``faults`` is the output the
+    renderer writes through, where the scenario's faults are played (without it they are
+    only noted)."""
     timeline = compile_timeline(scenario)
     beats = timeline.live
     positions = {id(beat): n for n, beat in enumerate(timeline.beats)}
@@ -361,12 +375,23 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
         run.on_prompt = on_prompt
         pacer = Pacer([*beats, TimelineEnd(timeline.duration_ms)], clock=clock, speed=speed,
                       origin_ms=origin)
+        armed: set[int] = set()
+        stalled = 0
         try:
             for beat in pacer:
                 if isinstance(beat, TimelineEnd):
                     break
                 run.position = positions[id(beat)]
+                fault = reaching(beat, armed)
+                if fault is not None and faults is not None:
+                    faults.fault(fault)
+                elif fault is not None:
+                    renderer.note(f"warning: fault {fault.kind!r} (line {fault.line}) not "
+                                  "played: this output has no fault layer")
                 run.beat(beat, pacer)
+                if faults is not None and faults.paused_ms != stalled:
+                    stalled = faults.paused_ms  # a stall delays what follows, spacing kept
+                    pacer.restart_after(beat)
                 if on_beat is not None:
                     on_beat(positions[id(beat)])
         except EndOfInput:
@@ -374,4 +399,6 @@ def play(scenario: Scenario, workspace: Workspace, renderer: Renderer, *,
     if run.report.divergence is not None:
         renderer.note(run.report.divergence.describe())
     renderer.end(sum(len(p) for _, p in run.report.mismatches))
+    if faults is not None:
+        faults.end()
     return run.report

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
     from scenarist.codex.turn import Step
+    from scenarist.faults import Chaos
 
 USAGE = """\
 usage: fake-codex [OPTIONS] [PROMPT]
@@ -50,6 +51,9 @@ options:
   --tool-events LIST        tools random mode uses: exec,apply_patch,mcp,web_search
   --approvals, --no-approvals  emit approval requests before commands and patches
   --errors                  random mode adds a warning and a stream error
+  --chaos RATE[:KINDS]      random mode: fault a turn with probability RATE (0..1), by one of
+                            KINDS (exit,truncate,stall,stderr,malformed,duplicate,reorder,
+                            fragment; default all), chosen by the seed
   --session-id ID           session/thread id (default: derived from the seed)
   --cwd DIR                 working directory reported in events (never touched)
   --model NAME              model reported in session_configured
@@ -75,6 +79,7 @@ _OPTIONS: dict[str, tuple[str, bool]] = {
     "--approvals": ("approvals", False),
     "--no-approvals": ("no_approvals", False),
     "--errors": ("errors", False),
+    "--chaos": ("chaos", True),
     "--session-id": ("session_id", True),
     "--cwd": ("cwd", True),
     "--model": ("model", True),
@@ -279,6 +284,8 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
             cfg.approvals = False
         elif action == "errors":
             cfg.errors = True
+        elif action == "chaos":
+            cfg.chaos = v
         elif action == "session_id":
             cfg.session_id = v
         elif action == "cwd":
@@ -314,6 +321,9 @@ def build_config(args: Args, environ: Mapping[str, str]) -> tuple[Config, bool]:
     cfg.check("options")
     if cfg.scenario and cfg.replay:
         raise CodexUsageError("--scenario and --replay cannot be combined; choose one")
+    if cfg.chaos and (cfg.scenario or cfg.replay):
+        raise CodexUsageError("--chaos faults the random mode's turns; a --scenario places its "
+                              "own faults and a --replay is written as recorded")
     return cfg, interactive
 
 
@@ -351,6 +361,7 @@ class Session:
         self.lifecycle = cfg.turn_lifecycle or cfg.format == "exec-json"
         self.turns = 0
         self._scenario: Callable[[CodexTurn, str], tuple[Iterable[Step], bool]] | None = None
+        self.chaos: Chaos | None = _chaos(cfg.chaos, seed) if cfg.chaos else None
 
     def _write(self, steps: Iterable[Step]) -> None:
         if self._notice is not None:  # first output: say how to reproduce the run
@@ -385,6 +396,8 @@ class Session:
                 steps = random_turn(
                     turn, prompt, tools=cfg.tools, reasoning=cfg.reasoning, errors=cfg.errors
                 )
+                if self.chaos is not None:
+                    steps = _chaos_steps(self.chaos, steps, number, prompt)
         session = self.session_event if number == 1 and not own_session else None
         self.encoder.begin_turn(number)
         self._write(
@@ -416,9 +429,33 @@ class Session:
 
             assert self.cfg.scenario is not None
             self._scenario = load_player(
-                self.cfg.scenario, whole=not self.interactive, time_scale=self.cfg.time_scale
+                self.cfg.scenario, whole=not self.interactive, time_scale=self.cfg.time_scale,
+                warn=self.writer.warn,
             )
         return self._scenario(turn, prompt)
+
+
+def _chaos(text: str, seed: int) -> Chaos:
+    """``--chaos RATE[:kinds]`` with the run's seed, among the kinds fake-codex plays."""
+    from scenarist.faults import CHANNELS, ChaosError, parse_chaos
+
+    try:
+        return parse_chaos(text, seed, CHANNELS["codex"].response)
+    except ChaosError as exc:
+        raise CodexUsageError(f"--chaos: {exc}") from None
+
+
+def _chaos_steps(chaos: Chaos, steps: Iterable[Step], number: int, prompt: str) -> list[Step]:
+    """A random turn's steps, with the fault the seed gives this turn (by its number and
+    prompt, so a run with the same seed and prompts is faulted the same way) at its start:
+    it counts the turn's events from there."""
+    from scenarist.codex.turn import Strike
+    from scenarist.faults import chaos_fault
+
+    steps = list(steps)
+    events = sum(1 for step in steps if isinstance(step, dict))
+    fault = chaos_fault(chaos, f"{number}\n{prompt}".encode(), events)
+    return steps if fault is None else [Strike(fault), *steps]
 
 
 def run(
@@ -450,34 +487,41 @@ def run(
                 stderr.flush()
 
         cwd = cfg.cwd or os.getcwd()
-        writer = Writer(stdout, cadence_ms=cfg.cadence_ms, flush_each=interactive)
+        writer = Writer(stdout, cadence_ms=cfg.cadence_ms, flush_each=interactive,
+                        stderr=stderr, time_scale=cfg.time_scale)
         session = Session(cfg, writer, cwd, seed, notice, interactive=interactive)
         if cfg.replay:
             from scenarist.codex.replay import parse_replay
 
             session.replay(parse_replay(_read_file(cfg.replay, "replay file"), cfg.replay))
             return 0
-        if interactive:
-            for raw in stdin:
-                prompt = raw.decode("utf-8", "replace").rstrip("\r\n")
-                if not prompt.strip():
-                    continue
-                try:
-                    session.turn(prompt)
-                except CodexUsageError as exc:
-                    stderr.write(f"fake-codex: {exc}\n")
-                    stderr.flush()
-                    session.failed_turn(prompt, str(exc))
-            return 0
-        if args.prompt is None or args.prompt == "-":
-            session.turn(stdin.read().decode("utf-8", "replace"))
-        else:
-            session.turn(args.prompt)
+        _turns(session, args, stdin, stderr, interactive=interactive)
+        writer.close()  # faults still owed strike at the end of the output
         return 0
     except CodexUsageError as exc:
         stderr.write(f"fake-codex: {exc}\n")
         stderr.flush()
         return exc.exit_status
+
+
+def _turns(session: Session, args: Args, stdin: BinaryIO, stderr: Any, *,
+           interactive: bool) -> None:
+    """Every turn of the run: one per stdin line, or one for the prompt."""
+    if interactive:
+        for raw in stdin:
+            prompt = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if not prompt.strip():
+                continue
+            try:
+                session.turn(prompt)
+            except CodexUsageError as exc:
+                stderr.write(f"fake-codex: {exc}\n")
+                stderr.flush()
+                session.failed_turn(prompt, str(exc))
+    elif args.prompt is None or args.prompt == "-":
+        session.turn(stdin.read().decode("utf-8", "replace"))
+    else:
+        session.turn(args.prompt)
 
 
 def _as_utf8(arg: str) -> str:
@@ -511,6 +555,12 @@ def main(argv: list[str] | None = None) -> int:
             stderr=sys.stderr,
             environ=os.environ,
         )
+    except ScenaristError as exc:  # only a scenario's exit fault leaves run() by raising
+        from scenarist.fault_output import FaultExit, exit_status
+
+        if not isinstance(exc, FaultExit):
+            raise
+        return exit_status(exc)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -43,6 +43,7 @@ class Config:
     __slots__ = (
         "approvals",
         "cadence_ms",
+        "chaos",
         "chunk_max",
         "chunk_min",
         "command_prefixes",
@@ -80,6 +81,7 @@ class Config:
         self.turn_lifecycle = True
         self.model = "fake-codex"
         self.sandbox = "workspace-write"
+        self.chaos: str | None = None  # RATE[:kind,kind], read with the run's seed
 
     def update(self, values: Mapping[str, Any], source: str) -> None:
         """Apply JSON-style ``values``; ``source`` names where they came from, for errors."""
@@ -236,5 +238,6 @@ _SETTERS: dict[str, Callable[[Config, Any], None]] = {
     "turn_lifecycle": lambda c, v: setattr(c, "turn_lifecycle", _bool(v)),
     "model": lambda c, v: setattr(c, "model", _str(v)),
     "sandbox": lambda c, v: setattr(c, "sandbox", _choice(_SANDBOXES)(v)),
+    "chaos": lambda c, v: setattr(c, "chaos", _opt_str(v)),
     "write_fake_files": _ignored,
 }

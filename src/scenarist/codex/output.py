@@ -6,6 +6,11 @@ Pauses are kept by a :class:`scenarist.play.Schedule` started at the first write
 each line is due at ``t0 + sum of pauses before it``, so sleeping late once never
 shifts the lines after it. The player is imported only when a first pause is due,
 so output without pauses starts as fast as before.
+
+A scenario's fault (a :class:`~scenarist.codex.turn.Strike` step) puts a
+:class:`scenarist.fault_output.FaultedOutput` in front of the stream from then on, so runs
+without faults keep the block-writing fast path untouched; a stall is a pause of this
+schedule (scaled by ``time_scale``), so the lines after it keep their spacing.
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ import time
 from typing import TYPE_CHECKING
 
 from scenarist.codex.encode import CodexEventEncoder, dumps, raw_line
-from scenarist.codex.turn import Raw
+from scenarist.codex.turn import Raw, Sleep
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import BinaryIO
+    from typing import IO, BinaryIO
 
-    from scenarist.codex.turn import Step
+    from scenarist.codex.turn import Step, Strike
+    from scenarist.fault_output import FaultedOutput
     from scenarist.play import Clock, Schedule
 
 _BLOCK = 2048  # lines per write on the fast path
@@ -42,8 +48,14 @@ class Writer:
         cadence_ms: int = 0,
         flush_each: bool = False,
         clock: Clock | None = None,
+        stderr: IO[str] | None = None,
+        time_scale: float = 1.0,
     ) -> None:
-        self._stream = stream
+        self._raw = stream
+        self._stream: BinaryIO | FaultedOutput = stream
+        self._stderr = stderr
+        self._time_scale = time_scale
+        self._faults: FaultedOutput | None = None
         self._cadence_ms = cadence_ms
         self._flush_each = flush_each or cadence_ms > 0
         self._clock = clock
@@ -80,7 +92,10 @@ class Writer:
             else:
                 self._emit(buf)
                 buf.clear()
-                self._pause(step.ms)
+                if isinstance(step, Sleep):
+                    self._pause(step.ms)
+                else:
+                    self._strike(step)
                 continue
             if first or len(buf) >= _BLOCK:
                 first = False
@@ -96,8 +111,11 @@ class Writer:
                 text = encode(step)
             elif isinstance(step, Raw):
                 text = raw_line(step.value)
-            else:
+            elif isinstance(step, Sleep):
                 self._pause(step.ms)
+                continue
+            else:
+                self._strike(step)
                 continue
             for line in text.splitlines(keepends=True):
                 self._emit([line])
@@ -110,6 +128,33 @@ class Writer:
         self._stream.write(text.encode("utf-8"))
         self._stream.flush()
         self.lines += text.count("\n")
+
+    def _strike(self, step: Strike) -> None:
+        if self._faults is None:
+            import sys
+
+            from scenarist.fault_output import FaultedOutput
+
+            def pause(ms: int) -> None:
+                self._pause(ms * self._time_scale)
+
+            self._faults = FaultedOutput(self._raw, self._stderr or sys.stderr, pause)
+            self._stream = self._faults
+        self._faults.fault(step.fault)
+
+    def warn(self, text: str) -> None:
+        """One ``fake-codex: ...`` line on stderr (``text`` says it is a warning)."""
+        import sys
+
+        err = self._stderr or sys.stderr
+        err.write(f"fake-codex: {text}\n")
+        err.flush()
+
+    def close(self) -> None:
+        """The output is complete: faults still owed strike now (an unreached ``exit``
+        still exits)."""
+        if self._faults is not None:
+            self._faults.end()
 
     def _pause(self, ms: float) -> None:
         """Wait until ``ms`` more of the schedule have passed (see the module doc)."""

@@ -11,7 +11,9 @@ unified diff of its old text to its new text); ``webSearch`` → web search even
 other tool (``GenericTool`` or a tool declared later) → an MCP call with the format's
 arguments; ``agentPlan`` → ``plan_update``. The test executor's events (``userEdits``,
 ``applyPatch``, ``userCommand``, ``assert``, ...) become nothing: Codex's own patch events
-are for the agent's edits, and a harness patch is not one. The gaps between beats become
+are for the agent's edits, and a harness patch is not one. A ``fault`` becomes a
+:class:`~scenarist.codex.turn.Strike` where it reaches the output
+(:func:`scenarist.fault_lines.reaching`); the writer plays it on the lines. The gaps between beats become
 pauses, scaled by ``time_scale`` (0: none). Each ``userInputs`` beat starts a new turn, so an
 interactive run plays one turn per line it reads; a single prompt plays them all. The turns are
 :func:`scenarist.scenario.turns_of`'s, the lead-in joining the first.
@@ -24,7 +26,8 @@ from typing import assert_never
 
 from scenarist.codex import build
 from scenarist.codex.errors import CodexUsageError
-from scenarist.codex.turn import Sleep
+from scenarist.codex.turn import Sleep, Strike
+from scenarist.fault_lines import reaching
 from scenarist.json_out import as_text
 from scenarist.scenario import (
     AgentEdits,
@@ -39,6 +42,7 @@ from scenarist.scenario import (
     CompleteBeat,
     EditFile,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -74,12 +78,15 @@ if TYPE_CHECKING:
 _FAILED = ("error", "failed")
 
 
-def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
+def load_player(path: str, *, whole: bool, time_scale: float = 1.0,
+                warn: Callable[[str], None] = print) -> Player:
     """Load ``path`` and return a function giving each turn's steps.
 
     With ``whole`` the first call plays the entire timeline; otherwise each call
-    plays the next turn (the beats up to the next ``userInputs``).
+    plays the next turn (the beats up to the next ``userInputs``). Each fault fake-codex
+    does not play is passed to ``warn`` as one line.
     """
+    from scenarist.faults import unplayed
     from scenarist.scenario import ScenarioError, compile_timeline, load_scenario, turns_of
 
     try:
@@ -91,6 +98,8 @@ def load_player(path: str, *, whole: bool, time_scale: float = 1.0) -> Player:
         raise CodexUsageError(f"--scenario: {first}{more}") from None
     except OSError as exc:
         raise CodexUsageError(f"cannot read scenario file {path!r}: {exc.strerror or exc}") from None
+    for issue in unplayed(scenario, "codex"):
+        warn("; ".join(part.strip() for part in str(issue).splitlines()))
     timeline = compile_timeline(scenario)
     live = [b for b in timeline.beats if b.live] or list(timeline.beats)
     turns = [live] if whole else split_turns(turns_of(timeline))
@@ -129,12 +138,16 @@ class _Call:
 def scenario_steps(beats: Sequence[Beat], turn: CodexTurn, *, time_scale: float = 1.0) -> Iterator[Step]:
     """The steps for ``beats`` (pure apart from the turn's seeded ids and chunking)."""
     calls: dict[str, _Call] = {}
+    armed: set[int] = set()
     previous = beats[0].at_ms if beats else 0
     for beat in beats:
         gap = beat.at_ms - previous
         previous = beat.at_ms
         if gap > 0 and time_scale > 0:
             yield Sleep(round(gap * time_scale))
+        fault = reaching(beat, armed)
+        if fault is not None:
+            yield Strike(fault)
         yield from _beat_events(beat, turn, calls)
 
 
@@ -153,8 +166,8 @@ def _beat_events(beat: Beat, turn: CodexTurn, calls: dict[str, _Call]) -> list[C
             return [
                 build.plan_update([e.content for e in entries], statuses=[e.status for e in entries])
             ]
-        case ProgressBeat():
-            return []
+        case ProgressBeat() | FaultBeat():
+            return []  # a fault is a Strike (scenario_steps)
         case ToolStartBeat(event=use) | ToolExecutionBeat(event=use) | ToolResultBeat(event=use):
             call = vocabulary.tool_call(use.tool, against(turn.cwd), turn.cwd)
             if isinstance(call, vocabulary.ExecCommand):

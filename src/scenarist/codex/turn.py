@@ -1,7 +1,8 @@
 """What one turn of the fake agent produces, and the frame Codex puts around it.
 
 Every mode (commands, random simulation, replay, scenario) yields *steps*: an
-EventMsg ``dict``, a :class:`Raw` line written verbatim, or a :class:`Sleep`.
+EventMsg ``dict``, a :class:`Raw` line written verbatim, a :class:`Sleep`, or a scenario's
+fault (:class:`Strike`).
 :func:`frame_turn` adds what a real Codex turn has around its content: the
 ``session_configured`` a host waits for and the ``task_started`` /
 ``token_count`` / ``task_complete`` lifecycle.
@@ -22,6 +23,8 @@ from scenarist.codex.rng import Rng
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
+
+    from scenarist.scenario.model import Fault
 
     CodexEvent = dict[str, Any]
 
@@ -61,8 +64,24 @@ class Sleep:
         return f"Sleep({self.ms})"
 
 
+class Strike:
+    """A scenario's fault reaching the output here (:mod:`scenarist.fault_lines` says what it
+    does to the lines; ``afterEvents``/``afterBytes`` count from here)."""
+
+    __slots__ = ("fault",)
+
+    def __init__(self, fault: Fault) -> None:
+        self.fault = fault
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Strike) and other.fault is self.fault
+
+    def __repr__(self) -> str:
+        return f"Strike({self.fault.kind})"
+
+
 if TYPE_CHECKING:
-    Step = CodexEvent | Raw | Sleep
+    Step = CodexEvent | Raw | Sleep | Strike
 
 
 NIL_SESSION_ID = "00000000-0000-4000-a000-000000000000"

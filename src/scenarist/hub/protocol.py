@@ -1,7 +1,7 @@
 """The hub's WebSocket protocol: JSON text frames, parsed and built by pure functions.
 
 Client → hub: ``command`` (spawn on first use, then text + newline to stdin), ``kill``,
-``subscribe``. Hub → client: ``hello``, ``stdout``/``stderr``, ``status``, ``exit``, ``timeout``,
+``restart`` (stop the running process if any, then start a new one), ``subscribe``. Hub → client: ``hello``, ``stdout``/``stderr``, ``status``, ``exit``, ``timeout``,
 ``killed``, ``skipped``, ``error``. The full description is ``docs/hub-protocol.md``.
 
 Hub frames are built as UTF-8 ``bytes``: that is what goes on the wire, so a 1 MiB output
@@ -19,7 +19,7 @@ from scenarist.json_out import dump_bytes
 
 State = Literal["idle", "starting", "running", "exited", "error"]
 OutputStream = Literal["stdout", "stderr"]
-CLIENT_TYPES = ("command", "kill", "subscribe")
+CLIENT_TYPES = ("command", "kill", "restart", "subscribe")
 
 
 class ProtocolError(WireError, ValueError):
@@ -38,11 +38,16 @@ class Kill:
 
 
 @dataclass(frozen=True)
+class Restart:
+    agent: str
+
+
+@dataclass(frozen=True)
 class Subscribe:
     agent: str
 
 
-ClientMessage = Command | Kill | Subscribe
+ClientMessage = Command | Kill | Restart | Subscribe
 
 
 def parse_client_message(raw: str | bytes) -> ClientMessage:
@@ -72,6 +77,8 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
         return Command(agent, text)
     if kind == "kill":
         return Kill(agent)
+    if kind == "restart":
+        return Restart(agent)
     return Subscribe(agent)
 
 

@@ -25,7 +25,15 @@ from scenarist.hub import protocol
 from scenarist.hub.config import AgentSpec, HubConfig
 from scenarist.hub.outbox import Outbox
 from scenarist.hub.process import AgentProcess, StdinError
-from scenarist.hub.protocol import ClientMessage, Command, Kill, OutputStream, State, Subscribe
+from scenarist.hub.protocol import (
+    ClientMessage,
+    Command,
+    Kill,
+    OutputStream,
+    Restart,
+    State,
+    Subscribe,
+)
 from scenarist.hub.ring import OutputRing, utf8_len
 
 EXIT_NOT_FOUND = 127  # shell convention: command not found
@@ -189,6 +197,21 @@ class AgentSession:
             if self._timer is None or self.commands.marker is None:
                 self._arm_timer()
 
+    async def restart(self, client: Outbox) -> None:
+        """Stop the running process, if any (``killed`` then ``exit``, as a kill), and start a
+        new one without writing to it: an agent that died mid-output (or hangs) gets a fresh
+        process, and the buffer keeps the previous runs' output. In message order: the
+        sender's next frame is handled once the new process runs (or failed to start)."""
+        if client not in self.subscribers:
+            self.subscribe(client, replay=False)
+        async with self._spawn_lock:
+            process = self.process
+            if process is not None and process.exiting:  # it ended on its own: no "killed"
+                await process.finished.wait()
+            elif process is not None:
+                await process.kill()
+            await self._spawn()
+
     async def _spawn(self) -> bool:
         self._set_state("starting")
         try:
@@ -289,6 +312,8 @@ class Hub:
             await session.command(message.text, client)
         elif isinstance(message, Kill):
             session.request_kill(client)
+        elif isinstance(message, Restart):
+            await session.restart(client)
         elif isinstance(message, Subscribe):
             session.subscribe(client)
 

@@ -30,8 +30,8 @@ llm record a frozen dataclass an answer took 247-263 µs streamed and 167-174 µ
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
@@ -71,6 +71,7 @@ from scenarist.llm.position import (
 )
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
+from scenarist.llm.request_body import BodyReader
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.thinking import ThinkingShown, asked
@@ -80,7 +81,9 @@ from scenarist.llm.tool_fit import FitError
 from scenarist.llm.workspace import OutsideWorkspace, Workspace, confine, read_file
 from scenarist.wire import (
     WireApi,
+    WireEvent,
     encode_body,
+    encode_moments,
     encode_stream,
     error_body,
     scripted_error_fields,
@@ -170,6 +173,10 @@ class Encoded(NamedTuple):
     batches: tuple[Batch, ...]  # a streamed one
     end_ms: int  # when the turn ends (unscaled): a non-streamed answer is due then
     sse: bool = True  # a stream's frames are SSE (Gemini without ?alt=sse: a JSON array)
+    # a turn with a fault (docs/faults.md): its stream frame by frame, and how many frames
+    # come before the fault where the scenario placed it
+    frames: tuple[Batch, ...] = ()
+    strike: int = 0
 
 
 class Answer(NamedTuple):
@@ -180,6 +187,8 @@ class Answer(NamedTuple):
     encoded: Encoded
     notes: Notes
     repeatable: bool = False
+    turn: ModelTurn | None = None  # the turn answered, and its ids (faults are keyed by them)
+    ref: TurnRef | None = None
 
 
 class Rendering(NamedTuple):
@@ -253,7 +262,34 @@ def encode_turn(r: Rendering) -> Encoded:
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
-    return encode_events(r.api, r.conv, rendered, r.created)
+    encoded = encode_events(r.api, r.conv, rendered, r.created)
+    if r.turn.fault is not None and r.conv.stream:  # only then: faults cost nothing unused
+        from scenarist.llm.faults import strike_event
+
+        return with_frames(encoded, r.api, r.conv, rendered, r.created,
+                           strike_event(rendered.events, r.turn))
+    return encoded
+
+
+def with_frames(encoded: Encoded, api: Api, conv: Conversation, rendered: Rendered,
+                created: int, event: int) -> Encoded:
+    """``encoded`` with its stream frame by frame and the number of frames the encoder made
+    before it read neutral event number ``event`` (where a fault strikes: docs/faults.md)."""
+    made: list[Batch] = []
+    before: list[int] = []
+
+    def feed() -> Iterator[WireEvent]:
+        for i, item in enumerate(rendered.events):
+            if i == event:
+                before.append(len(made))
+            yield item
+
+    frames = encode_stream(WIRE[api], feed(), include_usage=conv.include_usage,
+                           created=created, echo=_echo(conv) if api == "responses" else None)
+    pieces = (array_pieces(frames) if not encoded.sse
+              else ((f.at_ms, f.encode()) for f in frames))
+    made.extend(Batch(at, data) for at, data in pieces)
+    return encoded._replace(frames=tuple(made), strike=before[0] if before else len(made))
 
 
 def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int) -> Encoded:
@@ -266,7 +302,8 @@ def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int
                                created=created, echo=echo)
         if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
             return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
-        return Encoded(calls, None, _batched((f.at_ms, f.encode()) for f in frames), end_ms)
+        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(frames)),
+                       end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)
 
@@ -323,17 +360,30 @@ class Memo:
     function of its :class:`Rendering` key (and the server's fixed options), so its encoded
     answer is kept once the key comes a second time (:class:`SeenOnce`; up to ``limit``
     answers, then the memo starts afresh). A test holds memoised and fresh answers equal byte
-    for byte across every input."""
+    for byte across every input.
 
-    def __init__(self, limit: int = MEMO_LIMIT) -> None:
-        self.limit = limit
+    On traffic that never repeats (agents: every conversation has its own ids, so its own
+    key) the memo rests: after ``miss_run`` keys in a row that came for the first time it
+    makes the next ``rest`` answers without a key, then looks again. The key and its hash
+    cost ~3 µs an answer (~2 % of an agent's streamed answer) for nothing there; resting,
+    the memo costs that on 1 answer in 17. A key that comes again ends the run, so
+    repeating traffic is memoised as before."""
+
+    def __init__(self, limit: int = MEMO_LIMIT, *, miss_run: int = 256,
+                 rest: int = 4096) -> None:
+        self.limit, self.miss_run, self.rest = limit, miss_run, rest
         self._answers: dict[tuple[Any, ...], Encoded] = {}
         self._seen = SeenOnce()
+        self._new_keys = 0  # keys in a row that came for the first time
+        self._resting = 0  # answers still to make without looking
 
     def __len__(self) -> int:
         return len(self._answers)
 
     def __call__(self, r: Rendering) -> Encoded:
+        if self._resting:
+            self._resting -= 1
+            return encode_turn(r)
         if reads_files(r.turn):
             return encode_turn(r)
         key = r.key()
@@ -342,7 +392,11 @@ class Memo:
         # went from 3.6-6.5 to 2.6-4.0 µs; a kept answer whose key SeenOnce has forgotten
         # is made afresh (a miss, the same bytes)
         if not self._seen.again(key):
+            self._new_keys += 1
+            if self._new_keys >= self.miss_run:
+                self._new_keys, self._resting = 0, self.rest
             return encode_turn(r)
+        self._new_keys = 0
         hit = self._answers.get(key)
         if hit is None:
             hit = encode_turn(r)
@@ -390,7 +444,7 @@ class RequestMemo:
         hit = self._answers.get(key)
         if hit is not None:
             notes.update(hit.notes)
-            return Answer(hit.encoded, notes, True)
+            return Answer(hit.encoded, notes, True, hit.turn, hit.ref)
         learned: Notes = {}
         result = self.answer(request, served, learned)
         notes.update(learned)
@@ -401,7 +455,7 @@ class RequestMemo:
                 self._bytes = 0
             self._answers[key] = result
             self._bytes += size
-            return Answer(result.encoded, notes, True)
+            return Answer(result.encoded, notes, True, result.turn, result.ref)
         return result
 
 
@@ -422,6 +476,7 @@ class Answerer:
     strict: bool = False
     encode: Callable[[Rendering], Encoded] = encode_turn  # or a Memo around it
     threads: ThreadFields | None = None  # message threads' system and tools (continuation)
+    bodies: BodyReader = field(default_factory=BodyReader)  # with the tool lists seen before
 
     def answer(self, request: ModelRequest, served: Callable[[ErrorKey], bool],
                notes: Notes | None = None) -> Rejection | Answer:
@@ -432,7 +487,7 @@ class Answerer:
         if notes is None:
             notes = {}
         try:
-            body = parse(request)
+            body = parse(request, self.bodies)
             if self.threads is not None and request.api == "messages":
                 body = self.threads.expand(body)
             conv = read(request, notes, body)
@@ -484,7 +539,7 @@ class Answerer:
                 strict(script, turn, tools, encoded)
             repeatable = not (script.has_errors or threads is not None or (turn.checks and not side)
                               or reads_files(turn))
-            return Answer(encoded, notes, repeatable)
+            return Answer(encoded, notes, repeatable, turn, ref)
         except _Rejected as exc:
             return exc.rejection(notes)
         except ContinuationError as exc:
@@ -645,10 +700,10 @@ def _refused_continuation(exc: ContinuationError, notes: Notes) -> Rejection:
                      details=exc.details)
 
 
-def parse(request: ModelRequest) -> Any:
+def parse(request: ModelRequest, bodies: BodyReader) -> Any:
     """The request body as JSON."""
     try:
-        return orjson.loads(request.raw)
+        return bodies.parse(request.raw)
     except ValueError as exc:
         raise _Rejected(400, f"request body is not valid JSON: {exc}") from None
 

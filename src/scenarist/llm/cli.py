@@ -6,6 +6,7 @@
                   [--workspace DIR]
                   [--strict]
                   [--body-limit BYTES] [--spin-ms MS] [--no-memo]
+                  [--chaos RATE[:kind,kind]] [--seed N]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
 ``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it cleanly (exit 0); a usage or
@@ -30,6 +31,7 @@ from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_USAGE,
     Parser,
+    add_chaos,
     add_outside_paths,
     add_scenario,
     add_scenario_options,
@@ -100,6 +102,7 @@ def parser() -> Parser:
         "scenarios in --out (default: the first --scenario folder); see docs/recording.md",
     )
     add_recording(p, required=False)
+    add_chaos(p, "answers")
     p.add_argument(
         "--no-memo",
         action="store_true",
@@ -123,6 +126,13 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--spin-ms must be >= 0, got {args.spin_ms:g}"
     if args.workspace is not None and not args.workspace.is_dir():
         return f"--workspace {args.workspace}: no such directory; create it or pass another"
+    if args.chaos is not None:
+        from scenarist.faults import CHANNELS, ChaosError, parse_chaos
+
+        try:
+            args.chaos = parse_chaos(args.chaos, args.seed, CHANNELS["llm"].response)
+        except ChaosError as exc:
+            return f"--chaos: {exc}"
     return miss_problem(args)
 
 
@@ -160,7 +170,13 @@ def load_scripts(
     )
     scenarios = select_tags(scenarios, tags)
     if notes is not None:
+        from scenarist.faults import unplayed
+
         notes.extend(note for s in scenarios for note in renamed_tools(s.warnings))
+        from scenarist.llm.faults import faults_on_errors
+
+        notes.extend(str(issue) for s in scenarios
+                     for issue in (*unplayed(s, "llm"), *faults_on_errors(s)))
     return [build_script(s) for s in scenarios]
 
 
@@ -234,6 +250,8 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
         memoize=not args.no_memo,
         clock=RealClock(spin_ms=args.spin_ms),
         on_miss=_miss_proxy(args) if args.record_on_miss else None,
+        chaos=args.chaos,
+        seed=args.seed,
     )
     server = MockModelServer(scripts, options)
     server.selector.index.prepare()  # the prompt search is built now, not on the first request

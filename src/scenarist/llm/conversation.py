@@ -35,6 +35,7 @@ from scenarist.llm.code_mode import (
     nested_tools,
     running_cell,
 )
+from scenarist.llm.request_body import SeenTools
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, ToolChoice
@@ -98,12 +99,26 @@ class Conversation(NamedTuple):
 
     @property
     def tool_names(self) -> frozenset[str]:
-        return frozenset(t.name for t in self.tools)
+        return _names(self.tools)
 
     @property
     def code_cell(self) -> ToolDecl | None:
         """Codex's code-mode ``exec`` when the request declares it (with its nested tools)."""
         return code_cell(self.tools)
+
+
+_last_names: tuple[tuple[ToolDecl, ...], frozenset[str]] = ((), frozenset())
+
+
+def _names(tools: tuple[ToolDecl, ...]) -> frozenset[str]:
+    """The names of ``tools``, the last list's kept: an answer asks for them three times
+    (tool choice, profile, rendering), ~1.5 µs each for an agent's tools."""
+    global _last_names
+    last, names = _last_names
+    if tools is not last:
+        names = frozenset(t.name for t in tools)
+        _last_names = (tools, names)  # one assignment: safe beside the worker thread
+    return names
 
 
 def code_cell(tools: Iterable[ToolDecl]) -> ToolDecl | None:
@@ -295,10 +310,13 @@ _DECLARED_LIMIT = 64
 
 
 def _declared(raw: Any, where: str) -> tuple[ToolDecl, ...]:
-    """:func:`_tools`, remembered by the list's JSON bytes. An agent declares the same tools on
-    every request (Claude Code's dozen schemas, ~10 KB): reading them was a fifth of an
-    answer's CPU, dumping them again with orjson to look them up costs a tenth of that. A
-    list that fails to validate is never kept, so it raises every time."""
+    """:func:`_tools`, remembered. An agent declares the same tools on every request (Claude
+    Code's dozen schemas, ~16 KB): reading them was a fifth of an answer's CPU. A list the
+    body reader has seen before (:class:`SeenTools`) keeps its reading; another is looked up
+    by its JSON bytes (dumping it with orjson costs a tenth of reading it). A list that fails
+    to validate is never kept, so it raises every time."""
+    if isinstance(raw, SeenTools):  # the same list as on the agent's requests before
+        return raw.derived(("declared", where), lambda: tuple(_tools(raw, where)))
     if not isinstance(raw, list) or not raw:
         return tuple(_tools(raw, where))
     try:

@@ -48,6 +48,7 @@ from scenarist.scenario.beats import (
     Beat,
     CompleteBeat,
     ErrorBeat,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -67,7 +68,7 @@ from scenarist.scenario.beats import (
     UserCommandBeat,
     UserEditsBeat,
 )
-from scenarist.scenario.model import AgentEdits, AgentToolUse, LlmResponse, Scenario
+from scenarist.scenario.model import AgentEdits, AgentToolUse, Fault, LlmResponse, Scenario
 from scenarist.scenario.timeline import compile_timeline
 from scenarist.scenario.turns import turns_of
 
@@ -84,6 +85,8 @@ class _Turn:
     duration_ms: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
     line: int = 0
+    fault: Fault | None = None
+    fault_after: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -99,15 +102,20 @@ def _index(beat: Beat) -> int:
     return beat.index
 
 
-def _response(event: LlmResponse, beats: tuple[ResponseBeat, ...], checks: list[Check]
-              ) -> _Turn:
-    """A model turn from an ``llmResponse``'s beats, timed from the turn's start."""
+def _response(event: LlmResponse, beats: tuple[ResponseBeat | FaultBeat, ...],
+              checks: list[Check]) -> _Turn:
+    """A model turn from an ``llmResponse``'s beats, timed from the turn's start (its fault
+    placed after the thinking and text before it)."""
     turn = _Turn(checks=checks, meta=dict(event.meta or {}), line=event.line)
-    if not beats:
+    steps = [b for b in beats if not isinstance(b, FaultBeat)]
+    if not steps:
         return turn
-    start = beats[0].at_ms - beats[0].step.delay_ms  # the cursor before the first step
+    start = steps[0].at_ms - steps[0].step.delay_ms  # the cursor before the first step
     for beat in beats:
         match beat:
+            case FaultBeat(step=fault):
+                turn.fault = fault
+                turn.fault_after = (len(turn.thinking), len(turn.text))
             case ErrorBeat(step=step):
                 turn.error = ScriptedError(
                     message=step.message,
@@ -124,7 +132,7 @@ def _response(event: LlmResponse, beats: tuple[ResponseBeat, ...], checks: list[
                 pass  # an empty step only takes time
             case _:
                 assert_never(beat)
-    turn.duration_ms = beats[-1].at_ms - start
+    turn.duration_ms = steps[-1].at_ms - start
     return turn
 
 
@@ -145,10 +153,9 @@ def build_script(scenario: Scenario) -> Script:
         for _, group in groupby(sorted(turn.beats, key=_index), key=_index):
             beats = tuple(group)  # one event's beats, in time order
             match beats[0]:
-                case ThinkBeat(event=response) | AssistantBeat(event=response) | ErrorBeat(
-                    event=response
-                ):
-                    steps = tuple(b for b in beats if isinstance(b, ResponseBeat))
+                case (ThinkBeat(event=response) | AssistantBeat(event=response)
+                      | ErrorBeat(event=response) | FaultBeat(event=LlmResponse() as response)):
+                    steps = tuple(b for b in beats if isinstance(b, ResponseBeat | FaultBeat))
                     current = _response(response, steps, pending)
                     pending = []
                     segment().turns.append(current)
@@ -169,7 +176,7 @@ def build_script(scenario: Scenario) -> Script:
                       | UserEditsBeat() | ApplyPatchBeat() | UserCommandBeat()
                       | UserCancelSessionBeat() | InitializeBeat() | SessionStartBeat()
                       | ScreenshotBeat() | LogBeat() | StatusBeat() | CompleteBeat()
-                      | MergeBeat()):
+                      | MergeBeat() | FaultBeat()):
                     pass  # not the model's business (see the module doc)
                 case _:
                     assert_never(beats[0])
@@ -217,6 +224,8 @@ def _freeze(segments: list[_Segment]) -> tuple[Segment, ...]:
                     duration_ms=t.duration_ms,
                     meta=t.meta,
                     line=t.line,
+                    fault=t.fault,
+                    fault_after=t.fault_after,
                 )
             )
             index += 1

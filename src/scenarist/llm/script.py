@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from scenarist.scenario.model import Assert
+from scenarist.scenario.model import Assert, Fault
 from scenarist.scenario.tools import Tool, tool_args, tool_from_args
 
 
@@ -95,6 +95,9 @@ class ModelTurn:
     duration_ms: int = 0  # unscaled time the turn's own steps take
     meta: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0  # where its llmResponse (else its first action) is written (0: unknown)
+    fault: Fault | None = None  # the llmResponse's fault (docs/faults.md)
+    # what precedes the fault: (thinking steps, text steps) of ``thinking`` and ``text``
+    fault_after: tuple[int, int] = (0, 0)
 
     def describe(self) -> str:
         """A short human description, for errors that name the expected next step."""

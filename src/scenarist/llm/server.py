@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from scenarist.faults import Chaos, ChaosError
 from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
     WIRE,
@@ -44,6 +45,7 @@ from scenarist.llm.answer import (
 )
 from scenarist.llm.continuation import ThreadFields
 from scenarist.llm.conversation import Api, Conversation
+from scenarist.llm.faults import CHAOS_HEADER, ModelFaults
 from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
 from scenarist.llm.reply import JSON_HEADERS, SSE_RAW_HEADERS, LateBody, PacedStream, Ready, Streams
@@ -87,6 +89,8 @@ class Options:
     memoize: bool = True  # answer repeated requests and reuse encoded turns (the two memos)
     wall: Callable[[], float] = time.time  # the wall clock: journal times, ``created``
     on_miss: MissHandler | None = None  # ``--record-on-miss``: who answers what no scenario does
+    chaos: Chaos | None = None  # ``--chaos``: faults at random (docs/faults.md)
+    seed: int = 0  # ``--seed``: of ``--chaos`` and of the ``x-scenarist-chaos`` header
 
 
 class MockModelServer:
@@ -103,6 +107,7 @@ class MockModelServer:
         self._seq = 0
         self.streams = Streams()  # answers being paced out now (HTTP and WebSocket)
         self.memo = Memo() if self.options.memoize else None  # rendered turns
+        self.faults = ModelFaults(self.options.chaos, self.options.seed)
         self.answerer = Answerer(
             self.selector,
             agent_type=self.options.agent_type,
@@ -251,6 +256,7 @@ class MockModelServer:
         journal; loaded scenarios and their memoised answers stay."""
         forgotten, cleared = len(self._served_errors), len(self.journal)
         self._served_errors.clear()
+        self.faults.deliveries.clear()
         self.journal.clear()
         return {"reset": True, "scripted_errors_forgotten": forgotten, "journal_cleared": cleared}
 
@@ -379,8 +385,38 @@ class MockModelServer:
             entry.update(status=result.status, error=result.message, proxied=True)
             self.journal.settle(entry)
             return functools.partial(self.options.on_miss.forward, body=raw)
+        if isinstance(result, Answer) and result.turn is not None and (
+                result.turn.fault is not None or self.faults.chaos is not None
+                or CHAOS_HEADER in headers):
+            faulted = self.faulted(api, headers, entry, result)
+            if faulted is not None:
+                return faulted
         reply = self.reply(api, entry, result)
         return reply.response() if isinstance(reply, Ready) else reply
+
+    def faulted(self, api: Api, headers: Mapping[str, str], entry: dict[str, Any],
+                result: Answer) -> ASGIApp | None:
+        """What sends this delivery of an answer with a fault (docs/faults.md), or None when
+        it goes out whole."""
+        from scenarist.llm.fault_reply import FaultedReply
+
+        try:
+            struck = self.faults.pick(api, headers, entry, result)
+        except ChaosError as exc:
+            rejection = Rejection(400, f"{CHAOS_HEADER}: {exc}", param=CHAOS_HEADER)
+            self.settle_rejected(entry, rejection)
+            return self._error_reply(api, rejection).response()
+        if struck is None:
+            return None
+        schedule = Schedule(self.options.clock, speed=self.options.speed)
+
+        def reject(status: int, message: str, retry_after: float | None) -> Ready:
+            headers = {} if retry_after is None else {"retry-after": f"{retry_after:g}"}
+            # the API's own error, retried by clients as they retry the real one
+            return self._error_reply(api, Rejection(status, message, headers=headers,
+                                                    served_error=(0, "fault", 0)))
+
+        return FaultedReply(struck, schedule, entry, self.journal, self.streams, reject)
 
     def reply(self, api: Api, entry: dict[str, Any], result: Rejection | Answer) -> Ready | ASGIApp:
         """What goes back for an answered request: :class:`Ready` bytes when all of it is
@@ -390,10 +426,10 @@ class MockModelServer:
             self.settle_rejected(entry, result)
             return self._error_reply(api, result)
         encoded = result.encoded
-        schedule = Schedule(self.options.clock, speed=self.options.speed)
         if encoded.body is not None:
             if encoded.end_ms > 0:  # a non-streamed answer arrives when the stream would end
-                return LateBody(encoded.body, encoded.end_ms, schedule, entry, self.journal)
+                return LateBody(encoded.body, encoded.end_ms, self._schedule(), entry,
+                                self.journal)
             self.journal.settle(entry)
             return Ready(200, JSON_HEADERS, encoded.body)
         headers = SSE_RAW_HEADERS if encoded.sse else JSON_HEADERS
@@ -403,7 +439,13 @@ class MockModelServer:
             entry["completed"] = True
             self.journal.settle(entry)
             return Ready(200, headers, b"".join(b.data for b in encoded.batches), stream=True)
-        return PacedStream(encoded.batches, schedule, entry, self.journal, self.streams, headers)
+        return PacedStream(encoded.batches, self._schedule(), entry, self.journal, self.streams,
+                           headers)
+
+    def _schedule(self) -> Schedule:
+        """A paced answer's schedule (made only for one: ~1.5 µs that an answer all due at
+        once, the usual agent's, does not need)."""
+        return Schedule(self.options.clock, speed=self.options.speed)
 
     async def answer_request(
         self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 from starlette.types import Message, Receive, Scope, Send
 
-from scenarist.llm.answer import WIRE, Batch, Rejection
+from scenarist.faults import ChaosError, Close, End, Pause, Reject, Write
+from scenarist.llm.answer import WIRE, Answer, Batch, Rejection
+from scenarist.llm.faults import CHAOS_HEADER
 from scenarist.play import Schedule, pace
 
 if TYPE_CHECKING:
@@ -303,6 +305,11 @@ class _Socket:
             self.owner.settle_rejected(entry, result)
             await self.send({"type": "websocket.send", "text": error_event(result).decode()})
             return
+        if result.turn is not None and (
+                result.turn.fault is not None or self.owner.faults.chaos is not None
+                or CHAOS_HEADER in self.headers) and await self.faulted(entry, result):
+            self.held = held  # a faulted delivery moves nothing on: the retry builds on it
+            return
         batches = result.encoded.batches
         frames = _frames(batches) if self.owner.options.memoize else sse_to_messages(batches)
         schedule = Schedule(self.owner.options.clock, speed=self.owner.options.speed)
@@ -339,6 +346,57 @@ class _Socket:
             self.pump = None
             self.owner.streams.active -= 1
             self.owner.journal.settle(entry)
+
+    async def faulted(self, entry: dict[str, Any], answer: Answer) -> bool:
+        """Send this delivery of ``answer`` with its fault (docs/faults.md); False when it
+        has none. A cut closes the connection without a close frame."""
+        try:
+            struck = self.owner.faults.pick("responses", self.headers, entry, answer,
+                                            socket=True)
+        except ChaosError as exc:
+            reply = Rejection(400, f"{CHAOS_HEADER}: {exc}", param=CHAOS_HEADER)
+            self.owner.settle_rejected(entry, reply)
+            await self.send({"type": "websocket.send", "text": error_event(reply).decode()})
+            return True
+        if struck is None:
+            return False
+        schedule = Schedule(self.owner.options.clock, speed=self.owner.options.speed)
+        self.owner.streams.active += 1
+        shift = due = 0
+        try:
+            schedule.start()
+            for action in struck.actions:
+                if isinstance(action, Write):
+                    due = struck.frames[action.frame].at_ms + shift
+                    await schedule.wait(due)
+                    await self.send({"type": "websocket.send",
+                                     "text": action.data.decode(errors="replace")})
+                elif isinstance(action, Pause):
+                    shift += action.ms
+                    due = max(due, shift)
+                    await schedule.wait(due)
+                elif isinstance(action, Reject):
+                    headers = ({} if action.retry_after_seconds is None
+                               else {"retry-after": f"{action.retry_after_seconds:g}"})
+                    reply = Rejection(action.status, action.message, headers=headers)
+                    entry.update(status=action.status, error=action.message)
+                    await self.send({"type": "websocket.send",
+                                     "text": error_event(reply).decode()})
+                elif isinstance(action, Close):
+                    entry["cut"] = True
+                    self.gone = True
+                    transport = getattr(getattr(self.send, "__self__", None), "transport", None)
+                    if transport is not None:
+                        transport.close()  # no close frame: the connection just drops
+                elif isinstance(action, End):
+                    entry["completed"] = True
+        except OSError:
+            self.gone = True
+            entry["disconnected"] = True
+        finally:
+            self.owner.streams.active -= 1
+            self.owner.journal.settle(entry)
+        return True
 
     async def warm_up(self, event: Mapping[str, Any]) -> None:
         """``generate: false``: no model output, but a response id that the next request

@@ -1,4 +1,4 @@
-"""What the upstream answered, read from any of the three wires into timed neutral steps.
+"""What the upstream answered, read from any of the four wires into timed neutral steps.
 
 The proxy keeps every chunk of an answer with the moment it arrived; this module folds those
 bytes into the model's steps (reasoning, text, tool calls), each stamped with the time its
@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from scenarist.errors import ScenaristError
-from scenarist.record.history import Api, Call, Said, Thought, decode_arguments
+from scenarist.record.history import Api, Call, Said, Thought, decode_arguments, gemini_field
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +75,8 @@ def read_answer(api: Api, status: int, headers: Mapping[str, str], chunks: Seque
                        end_ms=end)
     if "text/event-stream" in headers.get("content-type", ""):
         return fold_events(api, sse_events(chunks), end)
+    if api == "gemini" and body.lstrip().startswith(b"["):  # a stream without ?alt=sse
+        return fold_events(api, _array_events(body, chunks[0].at_ms if chunks else 0), end)
     doc = _json(body)
     return Reading(steps=tuple(Step(chunks[0].at_ms if chunks else 0, item)
                                for item in whole_items(api, doc)), end_ms=end)
@@ -86,13 +88,17 @@ def error_of(status: int, headers: Mapping[str, str], body: bytes, at_ms: int) -
         doc = orjson.loads(body)
     except ValueError:
         doc = None
+    if isinstance(doc, list) and doc and isinstance(doc[0], dict):  # Gemini's array stream
+        doc = doc[0]
     err = doc.get("error") if isinstance(doc, dict) else None
     err = err if isinstance(err, dict) else {}
     given = err.get("message")
     message = given if isinstance(given, str) else body[:200].decode("utf-8", "replace")
-    # OpenAI names the scripted kind in ``code`` (``rate_limit_exceeded``), Anthropic in ``type``
-    kind = err.get("code") if isinstance(err.get("code"), str) else err.get("type")
-    return Failure(status, message, str(kind or ""), _retry_after(headers), at_ms)
+    # OpenAI names the scripted kind in ``code`` (``rate_limit_exceeded``), Anthropic in
+    # ``type``, Google in ``status`` (``RESOURCE_EXHAUSTED``; its ``code`` is the number)
+    kind = next((err[k] for k in ("code", "type", "status") if isinstance(err.get(k), str)), "")
+    retry = _retry_after(headers)
+    return Failure(status, message, kind, _retry_delay(err) if retry is None else retry, at_ms)
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
@@ -103,14 +109,30 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
         return None
 
 
+def _retry_delay(err: Mapping[str, Any]) -> float | None:
+    """Google's wait before a retry: a ``RetryInfo`` detail's ``retryDelay`` (``"7s"``)."""
+    for detail in err.get("details") or ():
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return float(delay[:-1])
+            except ValueError:
+                return None
+    return None
+
+
 def _json(body: bytes) -> dict[str, Any]:
-    try:
-        doc = orjson.loads(body)
-    except ValueError as exc:
-        raise UnreadableAnswer(f"upstream answer is not JSON: {exc}") from None
+    doc = _decoded(body)
     if not isinstance(doc, dict):
         raise UnreadableAnswer("upstream answer is not a JSON object")
     return doc
+
+
+def _decoded(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except ValueError as exc:
+        raise UnreadableAnswer(f"upstream answer is not JSON: {exc}") from None
 
 
 # --------------------------------------------------------------------------- SSE
@@ -185,7 +207,8 @@ SPLIT_MS = 100
 def fold_events(api: Api, events: Sequence[WireEvent], end_ms: int) -> Reading:
     """A stream's steps. A stream that never reached its end event is refused: the client saw
     an answer cut short, which a scenario cannot say."""
-    fold = {"chat": _fold_chat, "responses": _fold_responses, "messages": _fold_messages}[api]
+    fold = {"chat": _fold_chat, "responses": _fold_responses, "messages": _fold_messages,
+            "gemini": _fold_gemini}[api]
     opened, failure, finished = fold(events)
     if failure is None and not finished:
         raise UnreadableAnswer("the upstream stream ended before its final event")
@@ -354,6 +377,47 @@ def _fold_messages(events: Sequence[WireEvent]) -> Folded:
     return opened, None, False
 
 
+def _fold_gemini(events: Sequence[WireEvent]) -> Folded:
+    """Each event is a whole ``GenerateContentResponse`` holding the parts that are new; a
+    ``finishReason`` ends the answer (Google's streams have no end event of their own)."""
+    opened: list[_Open] = []
+    finished = False
+    for ev in events:
+        data = ev.data if isinstance(ev.data, dict) else {}
+        if "error" in data:
+            return opened, _event_error(ev), True
+        for candidate in (data.get("candidates") or ())[:1]:
+            for item in _gemini_items(candidate):
+                if isinstance(item, Call):
+                    opened.append(_Open(ev.at_ms, "call", id=item.id, name=item.name,
+                                        done=item.input))
+                else:
+                    _extend(opened, ev.at_ms, "thought" if isinstance(item, Thought)
+                            else "said", item.text)
+            finished = finished or bool(gemini_field(candidate, "finishReason"))
+    return opened, None, finished
+
+
+def _gemini_items(candidate: Mapping[str, Any]) -> Iterator[Thought | Said | Call]:
+    content = candidate.get("content") or {}
+    for part in content.get("parts") or () if isinstance(content, dict) else ():
+        call = gemini_field(part, "functionCall") if isinstance(part, dict) else None
+        if isinstance(call, dict):  # no id: chain.beats names it as history.py does
+            yield Call(str(call.get("id") or ""), str(call.get("name", "")),
+                       call.get("args") or {})
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
+            yield Thought(part["text"]) if part.get("thought") else Said(part["text"])
+
+
+def _array_events(body: bytes, at_ms: int) -> list[WireEvent]:
+    """Gemini's stream without ``?alt=sse``: one JSON array of responses (timed as a whole:
+    the pieces of an array are not events the client sees one by one)."""
+    doc = _decoded(body)
+    if not isinstance(doc, list):
+        raise UnreadableAnswer("upstream stream is not a JSON array")
+    return [WireEvent(at_ms, None, item) for item in doc]
+
+
 def _event_error(ev: WireEvent) -> Failure:
     data = ev.data if isinstance(ev.data, dict) else {}
     err = data.get("error") or (data.get("response") or {}).get("error") or data
@@ -385,6 +449,9 @@ def whole_items(api: Api, doc: Mapping[str, Any]) -> list[Thought | Said | Call]
             if o is not None:
                 _responses_done(o, item)
                 items.extend(step.item for step in _closed(o))
+    elif api == "gemini":
+        for candidate in (doc.get("candidates") or ())[:1]:
+            items.extend(_gemini_items(candidate))
     else:
         for block in doc.get("content") or ():
             btype = block.get("type")
@@ -395,6 +462,6 @@ def whole_items(api: Api, doc: Mapping[str, Any]) -> list[Thought | Said | Call]
             elif btype == "tool_use":
                 items.append(Call(str(block.get("id", "")), str(block.get("name", "")),
                                   block.get("input")))
-    if not items and not any(k in doc for k in ("choices", "output", "content")):
+    if not items and not any(k in doc for k in ("choices", "output", "content", "candidates")):
         raise UnreadableAnswer(f"upstream answer has no {api} content")
     return [i for i in items if _shown(i)]

@@ -4,9 +4,11 @@ An agent re-sends the whole conversation with every request, so requests are not
 conversation is the chain of requests each of whose history extends the one before (its
 prompts and tool calls in the same order, then more; a retry after an error repeats it
 exactly). :func:`attach` finds the chain a new exchange continues, or starts one; what the
-chain said is then read off its exchanges in order by :func:`beats`: a user turn opens where
-a request brings a prompt the previous one did not have, each answer's steps follow with their
-delays, and a tool call's result is the one a later request carries for its id.
+chain said is then read off its exchanges in order by :func:`beats`: first what the first
+request carries (its prompts, and the model's earlier answers when it came mid-conversation),
+then a user turn opens where a request brings a prompt the previous one did not have, each
+answer's steps follow with their delays, and a tool call's result is the one a later request
+carries for its id.
 
 Side requests (a title or a classification an agent asks for on the side: no tools declared
 while the conversation has some, or another system prompt) never extend the chain of a
@@ -77,7 +79,8 @@ def attach(chains: list[Chain], exchange: Exchange) -> Chain:
         chain = Chain()
         chains[:] = [c for c in chains if not _same_start(c.first, c.test_id, exchange)]
         chains.append(chain)
-    if chain.exchanges:  # the new history carries all the last one did
+    if len(chain.exchanges) > 1:  # the new history carries all the last one did
+        # (the first is kept whole: what it carries from before is the chain's lead-in)
         last = chain.exchanges[-1]
         chain.exchanges[-1] = replace(last, history=last.history.slim())
     chain.exchanges.append(exchange)
@@ -120,13 +123,37 @@ class Beat:
 def beats(chain: Chain) -> Iterator[Beat]:
     """What the conversation said, in order (see the module docstring)."""
     outcomes = {o.id: o for o in chain.last.items if isinstance(o, Outcome)}
-    seen_prompts = 0
+    calls: dict[str, int] = {}  # how many calls of each function so far
+    for beat in _said(chain, outcomes):
+        if isinstance(beat.item, Call):
+            name = beat.item.name
+            calls[name] = calls.get(name, 0) + 1
+            if not beat.item.id:  # an answer's call without an id (Gemini may leave it out)
+                call = replace(beat.item, id=f"{name}#{calls[name]}")  # named as history.py does
+                beat = Beat(call, beat.delay_ms, outcomes.get(call.id))
+        yield beat
+
+
+def _said(chain: Chain, outcomes: dict[str, Outcome]) -> Iterator[Beat]:
+    yield from _lead_in(chain.first, outcomes)
+    seen_prompts = len(chain.first.prompts)
     for exchange in chain.exchanges:
         prompts = exchange.history.prompts
         for text in prompts[seen_prompts:]:
             yield Beat(Prompt(text))
         seen_prompts = max(seen_prompts, len(prompts))
         yield from _answer_beats(exchange.reading, outcomes)
+
+
+def _lead_in(first: History, outcomes: dict[str, Outcome]) -> Iterator[Beat]:
+    """What the first request already carries: its prompts and, when the chain starts
+    mid-conversation (``llm --record-on-miss`` forwards the request a scenario did not
+    answer, after the turns it did), the model's earlier answers and their tools' results."""
+    for item in first.items:
+        if isinstance(item, Call):
+            yield Beat(item, 0, outcomes.get(item.id))
+        elif not isinstance(item, Outcome):
+            yield Beat(item)
 
 
 def _answer_beats(reading: Reading, outcomes: dict[str, Outcome]) -> Iterator[Beat]:

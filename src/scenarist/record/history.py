@@ -23,7 +23,7 @@ import orjson
 from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import find_cwd, strip_wrappers
 
-Api = Literal["chat", "responses", "messages"]
+Api = Literal["chat", "responses", "messages", "gemini"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +114,8 @@ def read_history(api: Api, raw: bytes) -> History:
         raise UnreadableRequest(f"request body is not JSON: {exc}") from None
     if not isinstance(body, dict):
         raise UnreadableRequest("request body is not a JSON object")
-    reader = {"chat": _chat, "responses": _responses, "messages": _messages}[api]
+    reader = {"chat": _chat, "responses": _responses, "messages": _messages,
+              "gemini": _gemini}[api]
     typed: list[str] = []  # the user messages' texts as sent (where agents report their cwd)
     system, items = reader(body, typed)
     return History(api, "\n".join(system), _tool_names(body.get("tools")), tuple(items),
@@ -132,11 +133,17 @@ def decode_arguments(text: str) -> Any:
 def _tool_names(tools: Any) -> tuple[str, ...]:
     names: list[str] = []
     for tool in tools if isinstance(tools, list) else ():
-        if isinstance(tool, dict):
-            fn = tool.get("function")
-            name = fn.get("name") if isinstance(fn, dict) else tool.get("name", tool.get("type"))
-            if isinstance(name, str):
-                names.append(name)
+        if not isinstance(tool, dict):
+            continue
+        declarations = gemini_field(tool, "functionDeclarations")  # Gemini: a group of functions
+        if isinstance(declarations, list):
+            names.extend(d["name"] for d in declarations
+                         if isinstance(d, dict) and isinstance(d.get("name"), str))
+            continue
+        fn = tool.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else tool.get("name", tool.get("type"))
+        if isinstance(name, str):
+            names.append(name)
     return tuple(names)
 
 
@@ -261,3 +268,77 @@ def _assistant_blocks(content: Any) -> Iterator[Item]:
             yield Thought(str(block["thinking"]))
         elif kind == "tool_use":
             yield Call(str(block.get("id", "")), str(block.get("name", "")), block.get("input"))
+
+
+# --------------------------------------------------------------------------- Gemini
+
+
+def gemini_field(obj: Mapping[str, Any], camel: str) -> Any:
+    """A Gemini field, written camelCase (REST) or snake_case (some SDKs send that too)."""
+    if camel in obj:
+        return obj[camel]
+    return obj.get("".join(f"_{c.lower()}" if c.isupper() else c for c in camel))
+
+
+def _gemini(body: Mapping[str, Any], sent: list[str]) -> tuple[list[str], list[Item]]:
+    """``contents`` of a ``generateContent`` request. A call may come without an ``id`` (the
+    API makes it optional): it is then named after its function and its place among that
+    function's calls, and its ``functionResponse`` by the same rule, so a call and its result
+    pair up and stay the same in every later request."""
+    instruction = gemini_field(body, "systemInstruction")
+    system = _gemini_texts(instruction.get("parts") if isinstance(instruction, dict)
+                           else instruction)
+    items: list[Item] = []
+    calls: dict[str, int] = {}
+    results: dict[str, int] = {}
+    for content in body.get("contents") or ():
+        if not isinstance(content, dict):
+            continue
+        parts = [p for p in content.get("parts") or () if isinstance(p, dict)]
+        if content.get("role", "user") == "model":
+            items.extend(_gemini_model_parts(parts, calls))
+            continue
+        for part in parts:
+            answer = gemini_field(part, "functionResponse")
+            if isinstance(answer, dict):
+                name = str(answer.get("name", ""))
+                items.append(Outcome(_gemini_id(answer, name, results),
+                                     _gemini_output(answer.get("response"))))
+        items.extend(_prompt([t for p in parts if not p.get("thought")
+                              for t in _gemini_texts([p])], sent))
+    return system, items
+
+
+def _gemini_model_parts(parts: Sequence[Mapping[str, Any]], calls: dict[str, int]
+                        ) -> Iterator[Item]:
+    for part in parts:
+        call = gemini_field(part, "functionCall")
+        if isinstance(call, dict):
+            name = str(call.get("name", ""))
+            yield Call(_gemini_id(call, name, calls), name, call.get("args") or {})
+        elif isinstance(part.get("text"), str) and part["text"]:
+            yield Thought(part["text"]) if part.get("thought") else Said(part["text"])
+
+
+def _gemini_id(call: Mapping[str, Any], name: str, seen: dict[str, int]) -> str:
+    seen[name] = seen.get(name, 0) + 1
+    given = call.get("id")
+    return given if isinstance(given, str) and given else f"{name}#{seen[name]}"
+
+
+def _gemini_texts(parts: Any) -> list[str]:
+    if isinstance(parts, str):
+        return [parts]
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+            ] if isinstance(parts, list) else []
+
+
+def _gemini_output(response: Any) -> str:
+    """A ``functionResponse.response``: its ``output`` (or ``result``) text when it has one,
+    as Gemini CLI and the SDKs' automatic calling send it, else the object as JSON."""
+    if isinstance(response, dict):
+        for key in ("output", "result", "content"):
+            if isinstance(response.get(key), str):
+                return str(response[key])
+    return _output_text(response)
+

@@ -16,19 +16,24 @@ error event), stderr names the request, nothing is recorded for it, and the prox
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
 
+from scenarist.llm.gemini_request import METHODS, route_of
 from scenarist.record.answers import Chunk, UnreadableAnswer, read_answer
 from scenarist.record.chain import Exchange
 from scenarist.record.history import Api, UnreadableRequest, read_history
 from scenarist.wire.errors import anthropic_error, openai_error
+from scenarist.wire.gemini import gemini_error
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -40,6 +45,19 @@ MODEL_PATHS: dict[str, Api] = {
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def model_api(path: str) -> Api | None:
+    """Which API a POST to ``path`` speaks, if it asks for a model's answer (Gemini's
+    ``models/{model}:generateContent`` and ``:streamGenerateContent`` included)."""
+    api = MODEL_PATHS.get(path)
+    if api is None:
+        route = route_of(path.rstrip("/"), "")
+        if route is not None and route[1] in METHODS:
+            return "gemini"
+    return api
+
+
 #: headers that belong to one hop (RFC 9110 §7.6.1) or that httpx sets itself
 _HOP = frozenset({"host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
                   "transfer-encoding", "upgrade", "content-length", "accept-encoding"})
@@ -72,6 +90,14 @@ class RecordingProxy:
         self.now = now
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
         self.seq = 0
+        # Reading a finished exchange (a long history) and rewriting its scenario file happen
+        # on one worker thread: off the event loop, so other streams are not held up, and in
+        # the order the exchanges ended, which chaining them into conversations needs.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scenarist-record")
+
+    def keep_later(self, work: Callable[[], None]) -> asyncio.Future[None]:
+        """Run ``work`` (recording a finished exchange) on the recorder's worker thread."""
+        return asyncio.wrap_future(self._writer.submit(work))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -90,7 +116,7 @@ class RecordingProxy:
         """Forward one HTTP request (``body`` when the caller has read it already)."""
         self.seq += 1
         path, method = scope["path"], scope["method"]
-        api = MODEL_PATHS.get(path) if method == "POST" else None
+        api = model_api(path) if method == "POST" else None
         label = f"request {self.seq} ({method} {path})"
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         self.recorder.learn(headers)
@@ -115,7 +141,7 @@ class RecordingProxy:
         if chunks is None or api is None:
             return
         test_id = next((v for k, v in headers if k.lower() == TEST_HEADER), None)
-        self._keep(api, body, response, chunks, test_id, label)
+        await self.keep_later(partial(self._keep, api, body, response, chunks, test_id, label))
 
     async def _relay(self, response: httpx.Response, send: Send, api: Api | None, label: str,
                      started: float) -> list[Chunk] | None:
@@ -213,6 +239,8 @@ def _lower(headers: httpx.Headers) -> dict[str, str]:
 
 
 def _envelope(api: Api | None, status: int, message: str) -> dict[str, Any]:
+    if api == "gemini":
+        return gemini_error(status, message)
     return anthropic_error(status, message) if api == "messages" else openai_error(status, message)
 
 
@@ -224,4 +252,6 @@ def _error_event(api: Api | None, message: str) -> bytes:
         event: Mapping[str, Any] = {"type": "error", "code": "server_error", "message": message,
                                     "param": None}
         return b"event: error\ndata: " + orjson.dumps(event) + b"\n\n"
+    if api == "gemini":
+        return b"data: " + orjson.dumps(gemini_error(502, message)) + b"\n\n"
     return b"data: " + orjson.dumps(openai_error(502, message)) + b"\n\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -87,13 +88,14 @@ class _Relay:
         kind = data.get("type") if isinstance(data, dict) else None
         if kind in _ENDS:
             self.pending.pop(0)
-            self._keep(current, data, at_ms)
+            if kind == "response.completed":  # the next response.create may continue it
+                response = data.get("response") or {}
+                self.held = Held(str(response.get("id")),
+                                 tuple(as_items(current.body.get("input"))),
+                                 tuple(response.get("output") or ()))
+            self.proxy.keep_later(partial(self._keep, current, data, at_ms))
 
     def _keep(self, done: _Pending, last: dict[str, Any], at_ms: int) -> None:
-        if last.get("type") == "response.completed":
-            response = last.get("response") or {}
-            self.held = Held(str(response.get("id")), tuple(as_items(done.body.get("input"))),
-                             tuple(response.get("output") or ()))
         try:
             history = read_history("responses", orjson.dumps(done.body))
             if last.get("type") == "error" and isinstance(last.get("status"), int):

@@ -7,6 +7,11 @@ SSE (``GET /sessions/{id}/events`` with ``Accept: text/event-stream``): every ev
 store by seq (see :mod:`scenarist.rest.store`), so nothing is sent twice or lost; the stream
 ends after the session's final status; a client that already has everything gets ``204``
 (which tells an ``EventSource`` to stop reconnecting).
+
+Faults (the scenario's, and ``--chaos``) strike a stream's delivery, never the store: a
+session with none streams by the plain path; one with faults goes through
+:class:`scenarist.rest.delivery.Delivery` frame by frame. Heartbeats are this module's own
+(a ``stall`` means no bytes at all, so sse-starlette's independent ping is off).
 """
 
 from __future__ import annotations
@@ -26,11 +31,30 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from scenarist.faults import (
+    CHANNELS,
+    Chaos,
+    ChaosError,
+    Close,
+    Pause,
+    Write,
+    chaos_fault,
+    parse_chaos,
+)
 from scenarist.json_out import dump_bytes
+from scenarist.play import Schedule
 from scenarist.ratelimit import TokenBucket
 from scenarist.rest.cli import MAX_SESSIONS
+from scenarist.rest.delivery import (
+    CONNECT_KINDS,
+    Action,
+    Delivery,
+    FaultPoint,
+    Outgoing,
+    fault_points,
+)
 from scenarist.rest.events import FINAL_STATUSES, Dialect, is_final, webui_event
-from scenarist.rest.guard import Guard, ProblemCORS, log_internal
+from scenarist.rest.guard import CUT, Guard, ProblemCORS, log_internal
 from scenarist.rest.problems import Problem, problem_response
 from scenarist.rest.render import (
     API,
@@ -52,6 +76,7 @@ from scenarist.rest.requests import (
 )
 from scenarist.rest.session import Control, Sessions, iso
 from scenarist.rest.store import SessionRow, StoredEvent
+from scenarist.scenario.model import Fault
 from scenarist.scenario.select import ScenarioIndex, SelectionError
 
 __all__ = ["Options", "RestServer"]
@@ -61,6 +86,13 @@ _BATCH = 500
 #: On shutdown sse-starlette cancels a stream after this; ours end before (``closing``),
 #: so each stream finishes its response instead of being cut.
 _STREAM_GRACE_S = 0.5
+_PING = b": ping\n\n"
+#: A test suite's chaos for one stream request: ``RATE[:kind,kind]``, with ``--seed``.
+CHAOS_HEADER = "x-scenarist-chaos"
+#: A chaos fault strikes within this many frames of its stream's start.
+_CHAOS_FRAMES = 16
+#: How far back a resumed stream looks for the planned event it resumes after.
+_LOOK_BACK = 64
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -75,6 +107,21 @@ class Options:
     rate_per_minute: int = 0  # 0: no limit
     max_sessions: int = MAX_SESSIONS  # sessions this replica plays at once (docs/limits.md)
     version: str = "0"
+    chaos: Chaos | None = None  # --chaos (a request's x-scenarist-chaos header overrides it)
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _StreamFaults:
+    """What may strike one stream: the scenario's fault points, where the stream starts
+    among them (the planned position it resumes after), and a ``--chaos`` fault, which
+    strikes after ``chaos_after`` frames of this stream (at least one: a resumed stream
+    always gets further)."""
+
+    points: tuple[FaultPoint, ...]
+    last_pos: int
+    chaos: Fault | None
+    chaos_after: int = 1
 
 
 @dataclass
@@ -89,13 +136,15 @@ class RestServer:
     _closed: asyncio.Future[None] | None = None  # done at close: what streams wait on
 
     def __post_init__(self) -> None:
+        self.fault_points = {name: points for name, plan in self.sessions.plans.items()
+                             if (points := fault_points([p.faults for p in plan]))}
         middleware = []
         if self.options.cors:
             middleware.append(Middleware(
                 ProblemCORS, allow_origins=list(self.options.cors),
                 allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
                 allow_headers=["authorization", "content-type", "last-event-id",
-                               "idempotency-key", "x-scenario-name"],
+                               "idempotency-key", "x-scenario-name", CHAOS_HEADER],
                 expose_headers=["retry-after"]))
         self.app = Guard(Starlette(routes=self.routes(), middleware=middleware,
                                    exception_handlers={HTTPException: _http_problem,
@@ -329,50 +378,194 @@ class RestServer:
             raise Problem(400, f"Last-Event-ID {q.since} is past the session's last event "
                           f"({last}); reconnect without it to read from the start",
                           errors={"Last-Event-ID": [f"must be at most {last}"]})
-        return EventSourceResponse(self._stream(row.id, q.since, q.dialect),
-                                   ping=self.options.heartbeat_s, sep="\n",
+        faults = await self._faults(row, q.since, self._chaos(request))
+        if faults is None:
+            body = self._stream(row.id, q.since, q.dialect)
+        else:
+            await self._connect_faults(row.id, faults)
+            cut = request.scope.get("extensions", {}).get(CUT)
+            body = self._stream(row.id, q.since, q.dialect, faults, cut)
+        return EventSourceResponse(body, ping=0, sep="\n",
                                    shutdown_grace_period=_STREAM_GRACE_S,
                                    headers={"cache-control": "no-store",
                                             "x-accel-buffering": "no"})
 
-    async def _stream(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
+    def _chaos(self, request: Request) -> Chaos | None:
+        header = request.headers.get(CHAOS_HEADER)
+        if header is None:
+            return self.options.chaos
+        try:
+            return parse_chaos(header, self.options.seed, CHANNELS["rest"].timeline)
+        except ChaosError as exc:
+            raise Problem(400, f"{CHAOS_HEADER}: {exc}",
+                          errors={CHAOS_HEADER: ["must be RATE[:kind,kind]"]}) from None
+
+    async def _faults(self, row: SessionRow, after: int,
+                      chaos_of: Chaos | None) -> _StreamFaults | None:
+        """What may strike a stream of ``row`` after ``after`` (None: nothing, the plain
+        path). A chaos decision depends on the scenario, the position and how many
+        requests resumed there before (a retry decides anew), so the same seed cuts the
+        same streams whatever the session's random id."""
+        points = self.fault_points.get(row.scenario, ())
+        chaos = None
+        if chaos_of is not None:
+            tries = await self.store.strike(row.id, f"chaos after {after}")
+            chaos = chaos_fault(chaos_of, f"rest {row.scenario} after {after} try {tries}"
+                                .encode(), _CHAOS_FRAMES)
+        if not points and chaos is None:
+            return None
+        last_pos = await self._pos_at(row.id, after) if points else -1
+        after_frames = max(1, chaos.after_events or 1) if chaos is not None else 1
+        return _StreamFaults(points, last_pos, chaos, after_frames)
+
+    async def _pos_at(self, sid: str, seq: int) -> int:
+        """The planned position of the last planned event at or before ``seq`` (-1: none):
+        a stream resuming after ``seq`` has passed the fault points up to it."""
+        while seq > 0:
+            start = max(0, seq - _LOOK_BACK)
+            found: list[int] = [e.pos for e in await self.store.events(sid, start, seq - start)]
+            if any(pos >= 0 for pos in found):
+                return max(found)
+            seq = start
+        return -1
+
+    async def _connect_faults(self, sid: str, faults: _StreamFaults) -> None:
+        """``slowFirstByte`` and ``httpStatus``: they strike a stream request that starts
+        before their place (a ``--chaos`` one: this request)."""
+        due = [f for f in faults.points if f.fault.kind in CONNECT_KINDS
+               and faults.last_pos < f.pos and await self._strikes(sid, f)]
+        chosen = [p.fault for p in due]
+        if faults.chaos is not None and faults.chaos.kind in CONNECT_KINDS:
+            chosen.append(faults.chaos)
+        for fault in chosen:
+            if fault.kind == "slowFirstByte":
+                await self._pause(fault.ms)
+            else:
+                retry = fault.retry_after_seconds
+                raise Problem(fault.status_code, fault.message or "the scenario's fault: "
+                              f"this stream request is answered {fault.status_code}; "
+                              "retry it", title="Scenario Fault",
+                              headers={} if retry is None else
+                              {"retry-after": str(max(0, math.ceil(retry)))})
+
+    async def _strikes(self, sid: str, point: FaultPoint) -> bool:
+        """Whether ``point`` strikes this stream: its first ``times`` strikes, counted by
+        the store across streams and replicas (``fragment`` always: it is a mode)."""
+        if point.fault.kind == "fragment":
+            return True
+        strikes: int = await self.store.strike(sid, point.key)
+        return strikes <= point.fault.times
+
+    async def _pause(self, ms: int) -> None:
+        """A fault's silence of ``ms`` scenario milliseconds, at the server's speed."""
+        await Schedule(self.sessions.clock, speed=self.sessions.speed).wait(ms)
+
+    async def _stream(self, sid: str, after: int, dialect: Dialect,
+                      faults: _StreamFaults | None = None,
+                      cut: Callable[[], None] | None = None) -> AsyncIterator[bytes]:
         """The frames after ``after``, read from the store; each batch read is written at
         once (one send for a catch-up of 500 events, not 500). A failure ends the stream
         with a log line (the client reconnects with ``Last-Event-ID``)."""
         try:
-            async for chunk in self._frames(sid, after, dialect):
+            frames = self._frames(sid, after, dialect) if faults is None else \
+                self._faulted(sid, after, dialect, faults, cut)
+            async for chunk in frames:
                 yield chunk
         except Exception as exc:  # a store failure mid-stream: no traceback, the stream ends
             log_internal("GET", f"{API}/sessions/{sid}/events (stream)", exc)
 
-    async def _frames(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
-        last, quiet = after, False
+    async def _batches(self, sid: str, after: int) -> AsyncIterator[list[StoredEvent]]:
+        """The stored events after ``after`` as they come, up to the session's final
+        status; an empty batch when a heartbeat is due (``--heartbeat`` s of silence)."""
+        clock, beat_ms = self.sessions.clock, self.options.heartbeat_s * 1000
+        last, quiet, spoke = after, False, clock.now_ms()
         while not self.closing.is_set():
             batch = await self.store.events(sid, last, _BATCH)
-            frames = []
-            for event in batch:
-                last = event.seq
-                frame = _frame(event, sid, dialect)
-                if frame is not None:
-                    frames.append(frame.encode())
-                if '"status"' in event.data and is_final(event.body):
-                    yield b"".join(frames)
-                    return
-            if frames:
-                yield b"".join(frames)
             if batch:
-                quiet = False
+                end = next((n + 1 for n, e in enumerate(batch)
+                            if '"status"' in e.data and is_final(e.body)), None)
+                yield batch[:end]
+                if end is not None:
+                    return
+                last, quiet, spoke = batch[-1].seq, False, clock.now_ms()
                 continue
             if quiet and await self.store.get(sid) is None:  # woken, yet nothing: deleted?
                 return
-            await self._wait(sid, last)
+            await self._wait(sid, last, max(0.001, (spoke + beat_ms - clock.now_ms()) / 1000))
             quiet = True
+            if clock.now_ms() - spoke >= beat_ms:
+                yield []
+                spoke = clock.now_ms()
 
-    async def _wait(self, sid: str, last: int) -> None:
-        """Wait for the store to report news of ``sid``, or for the server to close."""
+    async def _frames(self, sid: str, after: int, dialect: Dialect) -> AsyncIterator[bytes]:
+        async for batch in self._batches(sid, after):
+            frames = [f.encode() for e in batch if (f := _frame(e, sid, dialect)) is not None]
+            if frames or not batch:
+                yield b"".join(frames) or _PING
+
+    async def _faulted(self, sid: str, after: int, dialect: Dialect, faults: _StreamFaults,
+                       cut: Callable[[], None] | None) -> AsyncIterator[bytes]:
+        """:meth:`_frames` through a :class:`Delivery`: the fault points this stream reaches
+        are armed as it reaches them (a ``fragment`` it resumed past, at once), and the
+        actions it returns are carried out by :meth:`_carry_out`."""
+        delivery, last_pos, sent = Delivery(), faults.last_pos, 0
+        for point in faults.points:
+            if point.fault.kind == "fragment" and point.pos <= last_pos:
+                delivery.arm(point.fault)
+        async for batch in self._batches(sid, after):
+            if not batch:
+                yield _PING
+            actions: list[Action] = []
+            for event in batch:
+                if delivery.done:  # cut or ended: the stream reaches nothing further
+                    break
+                for point in faults.points:
+                    if last_pos < point.pos <= event.pos and point.fault.kind not in \
+                            CONNECT_KINDS and await self._strikes(sid, point):
+                        delivery.arm(point.fault, point.fault.after_bytes)
+                last_pos = max(last_pos, event.pos)
+                frame = _frame(event, sid, dialect)
+                chaos = faults.chaos
+                if frame is not None and chaos is not None and sent == faults.chaos_after \
+                        and chaos.kind not in CONNECT_KINDS:
+                    delivery.arm(chaos, chaos.after_bytes)
+                sent += frame is not None
+                actions += delivery.feed(Outgoing(
+                    event.seq, None if frame is None else frame.encode(), is_final(event.body)))
+            async for chunk in self._carry_out(actions, delivery.piece is not None, cut):
+                yield chunk
+            if delivery.done:
+                return
+
+    async def _carry_out(self, actions: list[Action], pieces: bool,
+                         cut: Callable[[], None] | None) -> AsyncIterator[bytes]:
+        """Write, pause, cut or end as ``actions`` say; consecutive writes go out as one
+        send unless the stream is fragmenting. A cut without the protocol's extension (not
+        under uvicorn) ends the response instead."""
+        out: list[bytes] = []
+        for action in actions:
+            if isinstance(action, Write):
+                out.append(action.data)
+                if pieces:
+                    yield b"".join(out)
+                    out.clear()
+                continue
+            if out:
+                yield b"".join(out)
+                out.clear()
+            if isinstance(action, Pause):
+                await self._pause(action.ms)
+            elif isinstance(action, Close) and cut is not None:
+                cut()
+        if out:
+            yield b"".join(out)
+
+    async def _wait(self, sid: str, last: int, timeout_s: float) -> None:
+        """Wait for the store to report news of ``sid``, for ``timeout_s``, or for the
+        server to close."""
         if self._closed is None:
             self._closed = asyncio.get_running_loop().create_future()
-        news = asyncio.ensure_future(self.store.wait(sid, last, self.options.heartbeat_s))
+        news = asyncio.ensure_future(self.store.wait(sid, last, timeout_s))
         try:
             await asyncio.wait((news, self._closed), return_when=asyncio.FIRST_COMPLETED)
         finally:

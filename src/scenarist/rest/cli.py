@@ -6,10 +6,12 @@ scenarios.
                    [--speed F | --scenario-speed F] [--scenario-define K=V | --define K=V ...]
                    [--cors ORIGIN ...] [--api-key KEY] [--dialect typed|webui]
                    [--heartbeat S] [--rate-limit N] [--lease-ms MS] [--max-sessions N]
+                   [--chaos RATE[:KIND,...]] [--seed N]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the store is open and the socket
 accepts connections; ``--port 0`` picks a free port. SIGTERM or Ctrl-C stops it (exit 0)
-within a second, however many sessions play and streams are open.
+within a second, however many sessions play and streams are open. Scenario faults this
+server does not play are listed as warnings on stderr first (docs/faults.md).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_USAGE,
     Parser,
+    add_chaos,
     add_scenario,
     add_scenario_options,
     add_tags,
@@ -69,6 +72,7 @@ def parser() -> Parser:
     p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
                    help="sessions played at once; a task over it gets 429 "
                    f"(default {MAX_SESSIONS})")
+    add_chaos(p, "SSE stream requests")
     return p
 
 
@@ -107,15 +111,18 @@ def _start(args: argparse.Namespace) -> int:
     if missing:
         print(f"scenarist rest: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
+    from scenarist.faults import CHANNELS, ChaosError, parse_chaos, unplayed
     from scenarist.rest.store import StoreUrlError, open_store
     from scenarist.scenario import ScenarioError, load_scenarios, parse_defines
 
     try:
+        args.chaos = None if args.chaos is None else \
+            parse_chaos(args.chaos, args.seed, CHANNELS["rest"].timeline)
         store = open_store(args.store)
         scenarios = select_tags(load_scenarios([Path(p) for p in args.scenario],
                                                defines=parse_defines(list(args.define))),
                                 args.tags)
-    except (StoreUrlError, ValueError, ScenarioError) as exc:  # ValueError: a define, a tag
+    except (ChaosError, StoreUrlError, ValueError, ScenarioError) as exc:  # ValueError: a define
         print(f"scenarist rest: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
@@ -125,6 +132,9 @@ def _start(args: argparse.Namespace) -> int:
         print(f"scenarist rest: no scenarios found in {', '.join(args.scenario)}; pass "
               "scenario files or directories that contain *.yaml files", file=sys.stderr)
         return EXIT_USAGE
+    for scenario in scenarios:
+        for issue in unplayed(scenario, "rest"):
+            print(f"scenarist rest: {issue}", file=sys.stderr)
     sock = bind_or_report("scenarist rest", args.host, args.port)
     if sock is None:
         return EXIT_FAILED
@@ -156,7 +166,8 @@ async def serve(scenarios: list[Any], store: Any, sock: socket.socket,
                         lease_ms=args.lease_ms)
     options = Options(api_key=args.api_key, cors=tuple(args.cors), heartbeat_s=args.heartbeat,
                       dialect=args.dialect, rate_per_minute=args.rate_limit,
-                      max_sessions=args.max_sessions, version=__version__)
+                      max_sessions=args.max_sessions, version=__version__,
+                      chaos=args.chaos, seed=args.seed)
     server = RestServer(sessions, index, options)
     await sessions.start()
     # the grace is a float of seconds: uvicorn hands it to asyncio.wait_for, typed int

@@ -17,7 +17,7 @@ keep parsing. The *webui* dialect is the named-event one the reference web UI li
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, assert_never
 
 from scenarist.json_out import as_text
@@ -35,6 +35,8 @@ from scenarist.scenario import (
     Beat,
     CompleteBeat,
     ErrorBeat,
+    Fault,
+    FaultBeat,
     InitializeBeat,
     LogBeat,
     MergeBeat,
@@ -94,11 +96,13 @@ DIFF_TAIL_LINES = 50
 class Planned:
     """One session event due ``at_ms`` after the session starts (unscaled), and the beat it
     came from (None for the statuses the session adds; a prompt's can be matched by a live
-    prompt)."""
+    prompt). ``faults``: the scenario's faults that strike a stream reaching this event
+    (:mod:`scenarist.rest.delivery`; stored history never has them)."""
 
     at_ms: int
     body: Body
     beat: Beat | None = None
+    faults: tuple[Fault, ...] = ()
 
     @property
     def prompt(self) -> str | None:
@@ -126,12 +130,20 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
     end the session: the agent's retry gets the scenario's next answer, as with the model
     server. Nothing is planned after the final status, except that a ``merge`` written
     after it moves just before it (the session is kept listed after completion).
+    A ``fault`` is no event: it goes on the event a stream reaches it at (:func:`_place`).
     """
     planned: list[Planned] = []
+    faults: list[tuple[int, Fault]] = []
+    starts: dict[int, int] = {}  # id(llmResponse) → its first planned event
     status = ""
     beats = timeline.beats
     last = max((n for n, b in enumerate(beats) if _plays(b)), default=-1)
     for n, beat in enumerate(beats):
+        if isinstance(beat, FaultBeat):
+            counted = beat.step.after_events is not None or beat.step.after_bytes is not None
+            here = len(planned)
+            faults.append((starts.get(id(beat.event), here) if counted else here, beat.step))
+            continue
         for body in _with_failure(beat, n == last):
             kind = body["type"]
             if kind == "status":
@@ -149,12 +161,25 @@ def plan_session(timeline: Timeline) -> tuple[Planned, ...]:
                 merges = [b for b in beats[n + 1:] if isinstance(b, MergeBeat)]
                 planned += [Planned(beat.at_ms, next(beat_events(b)), b) for b in merges]
                 planned.append(Planned(beat.at_ms, body, beat))
-                return tuple(planned)
+                return _place(planned, faults)
+            starts.setdefault(id(beat.event), len(planned))
             planned.append(Planned(beat.at_ms, body, beat))
     if not status:
         planned.append(Planned(0, _status("queued")))
     end = max(timeline.duration_ms, planned[-1].at_ms if planned else 0)
     planned.append(Planned(end, _status("completed")))
+    return _place(planned, faults)
+
+
+def _place(planned: list[Planned], faults: list[tuple[int, Fault]]) -> tuple[Planned, ...]:
+    """``planned`` with each fault on the event it strikes before: its place (after the
+    events before it), or, with ``afterEvents``, that many events after the first event of
+    its ``llmResponse`` (a timeline ``fault``: after its place); an ``afterBytes`` fault
+    counts its bytes from the first event's frame. A fault with nothing but the final
+    status after it strikes before that status."""
+    for start, fault in faults:
+        at = min(start + (fault.after_events or 0), len(planned) - 1)
+        planned[at] = replace(planned[at], faults=(*planned[at].faults, fault))
     return tuple(planned)
 
 
@@ -201,6 +226,8 @@ def beat_events(beat: Beat) -> Iterator[Body]:
                        commit=e.commit_message if e.commit else None)
         case SessionStartBeat() | InitializeBeat():
             pass  # shapes an ACP session; nothing happens in this one
+        case FaultBeat():
+            pass  # strikes a stream, not the session: placed by ``plan_session``
         case (AgentPlanBeat() | AgentFileReadsBeat() | AgentPermissionRequestBeat()
               | SetModeBeat() | SetModelBeat() | UserEditsBeat() | UserCancelSessionBeat()
               | AssertBeat() | ScreenshotBeat() | MergeBeat()):

@@ -7,6 +7,10 @@ escapes it is logged with a traceback by both Starlette and uvicorn). :func:`htt
 gives uvicorn a protocol whose refusals are problem+json; :class:`ProblemCORS` does the same
 for preflights; :class:`Guard` wraps the app so that an escaped exception is one log line
 (and a 500 problem when nothing was sent yet).
+
+ASGI has no way to drop a connection mid-response (a ``disconnect`` fault on an SSE stream):
+the protocol puts one in each request's scope, ``scope["extensions"]["scenarist.cut"]``
+(:data:`CUT`), a callable that closes the connection after what was written so far.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from scenarist.json_out import dump_bytes
 from scenarist.rest.problems import MEDIA_TYPE, Problem, problem_body, problem_response
 
-__all__ = ["Guard", "ProblemCORS", "http_protocol", "log_internal"]
+__all__ = ["CUT", "Guard", "ProblemCORS", "http_protocol", "log_internal"]
+
+#: The scope extension that cuts a response's connection (see the module doc).
+CUT = "scenarist.cut"
 
 _log = logging.getLogger("scenarist.rest")
 MALFORMED = ("the request is not valid HTTP/1.1 (request line, header or body framing); "
@@ -147,5 +154,18 @@ def http_protocol() -> type[Any]:
         def on_headers_complete(self) -> None:
             self.in_head = False
             super().on_headers_complete()
+            cycle = self.cycle
+            if cycle is not None and cycle.scope is self.scope:  # its app has not run yet
+                self.scope.setdefault("extensions", {})[CUT] = lambda: self.cut(cycle)
+
+        def cut(self, cycle: Any) -> None:
+            """Close the connection of ``cycle``'s response as it stands: what was written
+            is flushed, then FIN, no final chunk (the client sees an incomplete body); the
+            app's later sends are dropped, and uvicorn logs nothing."""
+            if cycle.response_complete or cycle.disconnected:
+                return
+            cycle.disconnected = True
+            cycle.message_event.set()
+            self.transport.close()
 
     return ProblemProtocol

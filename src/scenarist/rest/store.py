@@ -118,6 +118,12 @@ class Store(Protocol):
         """Unfinished sessions that nobody holds a lease on (a replica died)."""
         ...
 
+    async def strike(self, sid: str, key: str) -> int:
+        """Count one more strike of the scenario fault ``key`` on ``sid``'s streams; the
+        count with this one (1 the first time). Shared by every replica, so a fault's
+        ``times`` holds across them; deleted with the session."""
+        ...
+
 
 class StoreUrlError(UsageError, ValueError):
     """A ``--store`` URL this server cannot open; the message names the accepted forms."""

@@ -124,7 +124,8 @@ class RedisStore:
 
     async def delete(self, sid: str) -> bool:
         async with self.r.pipeline(transaction=True) as pipe:
-            pipe.delete(*(self._k(k, sid) for k in ("s", "ev", "seq", "pos", "lease")))
+            pipe.delete(*(self._k(k, sid) for k in ("s", "ev", "seq", "pos", "lease",
+                                                    "strikes")))
             pipe.zrem(_PREFIX + "sessions", sid)
             gone, _ = await _whole(pipe.execute())
         self._cache.pop(sid, None)
@@ -199,6 +200,9 @@ class RedisStore:
 
     async def release(self, sid: str, owner: str) -> None:
         await _whole(self._scripts["release"](keys=[self._k("lease", sid)], args=[owner]))
+
+    async def strike(self, sid: str, key: str) -> int:
+        return int(await _whole(self.r.hincrby(self._k("strikes", sid), key, 1)))
 
     async def orphans(self) -> list[str]:
         rows = [r for r in await self.rows() if r.status not in FINAL_STATUSES]

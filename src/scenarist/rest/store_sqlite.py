@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, created REAL, data TEX
 CREATE TABLE IF NOT EXISTS events (
   sid TEXT NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
   PRIMARY KEY (sid, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS strikes (
+  sid TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (sid, key)) WITHOUT ROWID;
 """
 
 
@@ -78,6 +80,7 @@ class SqliteStore:
         with self.db:
             gone = self.db.execute("DELETE FROM sessions WHERE id = ?", (sid,)).rowcount
             self.db.execute("DELETE FROM events WHERE sid = ?", (sid,))
+            self.db.execute("DELETE FROM strikes WHERE sid = ?", (sid,))
         self._seq.pop(sid, None)
         self._leases.pop(sid, None)
         self._wake(sid)
@@ -128,6 +131,12 @@ class SqliteStore:
     async def orphans(self) -> list[str]:
         return [row.id for row in await self.rows()
                 if row.status not in FINAL_STATUSES and row.id not in self._leases]
+
+    async def strike(self, sid: str, key: str) -> int:
+        found = self.db.execute(
+            "INSERT INTO strikes (sid, key, n) VALUES (?, ?, 1) ON CONFLICT(sid, key) "
+            "DO UPDATE SET n = n + 1 RETURNING n", (sid, key)).fetchone()
+        return int(found[0])
 
     def _wake(self, sid: str) -> None:
         changed = self._changed.pop(sid, None)

@@ -297,7 +297,8 @@ class _Run:
             duration_ms=(time.monotonic() - started) * 1000, log_dir=str(self.log_dir),
             final_screen=final, argv=self.launch.argv if self.launch else (),
             sessions=self.sessions.rows(), leftover=leftover,
-            pid=self.terminal.pid if self.terminal else None, divergence=divergence)
+            pid=self.terminal.pid if self.terminal else None, divergence=divergence,
+            stopped=self.terminal.stopped if self.terminal else False)
         self.sessions.close()
         _write_summary(result, self.log_dir / "result.json")
         return result
@@ -734,6 +735,7 @@ def _write_summary(result: RunResult, path: Path) -> None:
         return
     summary = {
         "name": result.name, "outcome": result.outcome, "exitCode": result.exit_code,
+        "stoppedByRunner": result.stopped,
         "snapshots": [s.golden for s in result.steps if s.golden],
         "artifacts": [c.label for c in result.expectations if c.label.startswith("artifact")],
         "assertions": [{"label": c.label, "outcome": c.outcome, "message": c.message}

@@ -77,7 +77,8 @@ def jsonl_line(result: RunResult) -> str:
     """One run as one JSON line (``--format jsonl``): name, outcome, failures, paths."""
     return json.dumps({"name": result.name, "path": result.path, "outcome": result.outcome,
                        "profile": result.profile, "duration_ms": round(result.duration_ms, 1),
-                       "exit_code": result.exit_code, "failures": result.failures,
+                       "exit_code": result.exit_code, "stopped_by_runner": result.stopped,
+                       "failures": result.failures,
                        "log_dir": result.log_dir}, ensure_ascii=False)
 
 
@@ -132,7 +133,7 @@ def junit_xml(results: Sequence[RunResult], suite: str = "scenarist run") -> str
                                             "failed"}).text = failure_text(result)
         elif result.outcome == "skipped":
             ET.SubElement(case, "skipped")
-        lines = [f"logs: {result.log_dir}", f"exit code: {result.exit_code}"]
+        lines = [f"logs: {result.log_dir}", f"exit code: {result.exit_text}"]
         if result.left_behind:
             lines.append(f"left running, stopped: {describe(result.left_behind)}")
         lines += [f"{s.fired_ms:9.1f} ms {s.kind} {s.label}: {s.outcome} {s.message}".rstrip()
@@ -238,7 +239,7 @@ def _run_html(result: RunResult) -> str:
     head = (f'<section class="run {result.outcome}" id="{html.escape(result.name)}">'
             f"<h2>{_MARK[result.outcome]} {html.escape(result.name)}</h2>"
             f"<p class=meta>{html.escape(result.path)} · profile {html.escape(result.profile)} · "
-            f"{result.duration_ms / 1000:.2f} s · exit code {result.exit_code} · logs "
+            f"{result.duration_ms / 1000:.2f} s · exit code {html.escape(result.exit_text)} · logs "
             f"<code>{html.escape(result.log_dir)}</code></p>"
             f"<p class=meta>program: <code>{html.escape(' '.join(result.argv))}</code></p>")
     body = [head]

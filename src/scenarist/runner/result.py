@@ -90,6 +90,16 @@ class RunResult:
     # mode 2: the first request the model server refused as off the scenario (its journal's
     # divergence, status and message: :func:`scenarist.runner.agents.model_divergence`)
     divergence: Mapping[str, Any] | None = None
+    # the program still ran when the run ended and the runner stopped it (no expect.exitCode):
+    # ``exit_code`` is then what that hang-up left (-1 for SIGHUP), not a crash of its own
+    stopped: bool = False
+
+    @property
+    def exit_text(self) -> str:
+        """The exit code as the reports show it."""
+        if self.stopped:
+            return f"{self.exit_code} (still running at the end: stopped by the runner)"
+        return str(self.exit_code)
 
     @property
     def left_behind(self) -> tuple[ProcessInfo, ...]:

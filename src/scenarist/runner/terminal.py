@@ -89,6 +89,7 @@ class Terminal:
         self._pidfd: int | None = _pidfd(self.pid)
         self.eof = False
         self.exit_code: int | None = None
+        self.stopped = False  # still running at close: its exit code is our hang-up's
         self.last_output_ms = self.clock.now_ms()  # of the last output or input
         self.bytes_read = 0
         self._cpu_ticks = -1
@@ -310,6 +311,7 @@ class Terminal:
         SIGHUP + SIGTERM to each (what closing a terminal does), SIGKILL to whatever is left
         after a short grace (:meth:`ProcessTree.stop`).
         """
+        self.stopped = self.exit_code is None and bool(self.process.isalive())
         stopped = self.tree.stop(_KILL_GRACE_S, (signal.SIGHUP, signal.SIGTERM))
         self._reap()
         self._pidfd_close()

@@ -38,6 +38,8 @@ from scenarist.scenario.model import (
     Complete,
     Event,
     ExecEvent,
+    Fault,
+    FaultEvent,
     Initialize,
     LlmError,
     LlmResponse,
@@ -61,7 +63,7 @@ from scenarist.scenario.record import Record
 __all__ = [
     "BEATS", "BEAT_KINDS", "EVENT_BEATS", "AgentBeat", "AgentEditsBeat", "AgentFileReadsBeat",
     "AgentPermissionRequestBeat", "AgentPlanBeat", "ApplyPatchBeat", "AssertBeat",
-    "AssistantBeat", "Beat", "CompleteBeat", "ErrorBeat", "InitializeBeat", "LogBeat",
+    "AssistantBeat", "Beat", "CompleteBeat", "ErrorBeat", "FaultBeat", "InitializeBeat", "LogBeat",
     "MergeBeat", "ProgressBeat", "PromptBeat", "ResponseBeat", "ScreenshotBeat",
     "SessionStartBeat", "SetModeBeat", "SetModelBeat", "StatusBeat", "ThinkBeat", "ToolBeat",
     "ToolExecutionBeat", "ToolResultBeat", "ToolStartBeat", "UserCancelSessionBeat",
@@ -110,6 +112,15 @@ class ErrorBeat(_StepBeat, kw_only=True):
     event: LlmResponse
     step: LlmError
     kind: ClassVar[str] = "error"
+
+
+class FaultBeat(_StepBeat):
+    """A fault strikes: inside an ``llmResponse`` (after the steps before it) or between events."""
+
+    __slots__ = ()
+    event: LlmResponse | FaultEvent
+    step: Fault
+    kind: ClassVar[str] = "fault"
 
 
 # -- a tool call ------------------------------------------------------------------------
@@ -291,9 +302,10 @@ class MergeBeat(_Beat, kw_only=True):
 ResponseBeat = ThinkBeat | AssistantBeat | ErrorBeat
 #: the beats of a tool call
 ToolBeat = ToolStartBeat | ProgressBeat | ToolExecutionBeat | ToolResultBeat
-#: what the agent does (the events that wait for the prompts written above them)
-AgentBeat = (ResponseBeat | ToolBeat | AgentEditsBeat | AgentPlanBeat | AgentFileReadsBeat
-             | AgentPermissionRequestBeat)
+#: what the agent does (the events that wait for the prompts written above them); a fault
+#: is the agent's (or its wire's) doing, inside a response or between events
+AgentBeat = (ResponseBeat | FaultBeat | ToolBeat | AgentEditsBeat | AgentPlanBeat
+             | AgentFileReadsBeat | AgentPermissionRequestBeat)
 #: every beat
 Beat = (AgentBeat | PromptBeat | SetModeBeat | SetModelBeat | UserEditsBeat | ApplyPatchBeat
         | UserCommandBeat | UserCancelSessionBeat | InitializeBeat | SessionStartBeat
@@ -306,9 +318,10 @@ BEATS: tuple[type[Beat], ...] = get_args(Beat)
 BEAT_KINDS: dict[str, str] = {b.kind: (b.__doc__ or "").strip() for b in BEATS}
 
 #: the beat of an event that happens at one moment, by the event's kind: every beat but
-#: those the compiler times step by step
+#: those the compiler times step by step and the fault's (it carries its ``Fault``)
 EVENT_BEATS: dict[str, Callable[..., Beat]] = {
-    b.kind: b for b in BEATS if b not in get_args(ResponseBeat | ToolBeat | PromptBeat)}
+    b.kind: b for b in BEATS
+    if b not in get_args(ResponseBeat | FaultBeat | ToolBeat | PromptBeat)}
 
 
 def event_beat(event: Event, at_ms: int, live: bool) -> Beat:

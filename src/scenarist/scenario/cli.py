@@ -62,6 +62,10 @@ def beat_json(beat: Beat, at_ms: int) -> dict[str, Any]:
             out["error_type"] = error.error_type
             out["status_code"] = error.status_code
             out["text"] = error.message
+        case b.FaultBeat(step=fault):
+            from scenarist.faults import describe
+
+            out["fault"] = describe(fault)
         case b.StatusBeat(event=e):
             out["text"] = e.status
         case b.LogBeat(event=e):
@@ -117,7 +121,7 @@ def _jsonable(value: Any) -> bool:
 def _summary(entry: dict[str, Any]) -> str:
     from scenarist.json_out import as_text  # orjson: only the timeline table needs it
 
-    for key in ("text", "tool"):
+    for key in ("text", "tool", "fault"):
         if key in entry:
             value = entry[key]
             text = as_text(value)

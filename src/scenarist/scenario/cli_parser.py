@@ -23,8 +23,8 @@ from typing import Any, NoReturn, Protocol, TypeVar
 
 from scenarist.errors import UsageError
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "HelpFormatter", "Parser", "UsageReported", "add_defines",
-           "add_format", "add_junit", "add_outside_paths", "add_scenario",
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "HelpFormatter", "Parser", "UsageReported",
+           "add_chaos", "add_defines", "add_format", "add_junit", "add_outside_paths", "add_scenario",
            "add_scenario_options", "add_speed", "add_tags", "add_timeout", "checked_speed",
            "define_symbols", "output_dir", "output_file", "output_problem", "run",
            "scenario_paths", "select_tags", "speed_problem", "timeout_problem", "write_output"]
@@ -126,6 +126,18 @@ def add_tags(parser: argparse.ArgumentParser) -> None:
     """``--tag TAG``: keep only the scenarios whose ``tags:`` hold one of the given tags."""
     parser.add_argument("--tag", dest="tags", action="append", default=[], metavar="TAG",
                         help="only scenarios tagged TAG (repeatable: any of them)")
+
+
+def add_chaos(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--chaos RATE[:kind,kind]`` and ``--seed N``: seeded faults on ``what`` (each command
+    reads the kinds its channel plays: :func:`scenarist.faults.parse_chaos`)."""
+    parser.add_argument("--chaos", metavar="RATE[:kind,kind]",
+                        help=f"fault this share (0..1) of {what} by one of the kinds named "
+                        "(default: every kind it plays), the same faults for the same --seed; "
+                        "see docs/faults.md")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="the seed of --chaos and of the x-scenarist-chaos header: the "
+                        "same seed faults the same requests (default 0)")
 
 
 def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:

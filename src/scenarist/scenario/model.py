@@ -27,16 +27,70 @@ if TYPE_CHECKING:
     from scenarist.scenario.timeline import Timeline
 
 __all__ = [
-    "Acp", "AcpCapabilities", "AgentEdits", "AgentFileReads", "AgentPermissionRequest",
-    "AgentPlan", "AgentToolUse", "Ah", "Annotations", "ApplyPatch", "Assert", "AudioContent",
-    "BaseTimeDelta", "Complete", "ContentBlock", "DiffContent", "EmbeddedResource", "Event",
-    "ExecEvent", "Expect", "ExpectArtifact", "FileContainsAssert", "FileRead", "GitCommitAssert",
-    "ImageContent", "Initialize", "JsonFileAssert", "LlmError", "LlmResponse", "Log", "McpServer",
-    "Merge", "PermissionDecision", "PermissionOption", "PlanContent", "PlanEntry", "ProgressStep",
-    "RegionMask", "Repo", "RepoFile", "ResourceContent", "ResourceLinkContent", "Scenario",
-    "ScreenMask", "Screenshot", "Server", "SessionStart", "SetMode", "SetModel", "Status",
-    "TextContent", "TextMask", "TextStep", "ToolExecution", "UserCancelSession", "UserCommand",
-    "UserEdits", "UserInput", "UserInputs", "content_text",
+    "FAULT_KINDS",
+    "Acp",
+    "AcpCapabilities",
+    "AgentEdits",
+    "AgentFileReads",
+    "AgentPermissionRequest",
+    "AgentPlan",
+    "AgentToolUse",
+    "Ah",
+    "Annotations",
+    "ApplyPatch",
+    "Assert",
+    "AudioContent",
+    "BaseTimeDelta",
+    "Complete",
+    "ContentBlock",
+    "DiffContent",
+    "EmbeddedResource",
+    "Event",
+    "ExecEvent",
+    "Expect",
+    "ExpectArtifact",
+    "Fault",
+    "FaultEvent",
+    "FaultKind",
+    "FileContainsAssert",
+    "FileRead",
+    "GitCommitAssert",
+    "ImageContent",
+    "Initialize",
+    "JsonFileAssert",
+    "LlmError",
+    "LlmResponse",
+    "Log",
+    "McpServer",
+    "Merge",
+    "PermissionDecision",
+    "PermissionOption",
+    "PlanContent",
+    "PlanEntry",
+    "ProgressStep",
+    "RegionMask",
+    "Repo",
+    "RepoFile",
+    "ResourceContent",
+    "ResourceLinkContent",
+    "Scenario",
+    "ScreenMask",
+    "Screenshot",
+    "Server",
+    "SessionStart",
+    "SetMode",
+    "SetModel",
+    "Status",
+    "TextContent",
+    "TextMask",
+    "TextStep",
+    "ToolExecution",
+    "UserCancelSession",
+    "UserCommand",
+    "UserEdits",
+    "UserInput",
+    "UserInputs",
+    "content_text",
 ]
 
 Json = Any
@@ -192,6 +246,40 @@ class LlmError(Record):
     kind: ClassVar[str] = "error"
 
 
+FaultKind = Literal["disconnect", "truncate", "malformed", "stall", "slowFirstByte", "duplicate",
+                    "reorder", "httpStatus", "exit", "stderr", "fragment", "lateResponse"]
+#: every fault kind, as the scenario spells it (docs/faults.md says what each does)
+FAULT_KINDS: tuple[FaultKind, ...] = ("disconnect", "truncate", "malformed", "stall",
+                                      "slowFirstByte", "duplicate", "reorder", "httpStatus",
+                                      "exit", "stderr", "fragment", "lateResponse")
+
+
+class Fault(Record, frozen=False):  # assignable: its reader and chaos fill it field by field
+    """A ``fault``: what goes wrong on the wire or with the process, and where it strikes.
+
+    Placed in an ``llmResponse`` it strikes after the steps before it (or after
+    ``after_events`` wire events / ``after_bytes`` bytes of the response); as a timeline event
+    it strikes at its moment. Each front end plays the kinds its channel has
+    (:mod:`scenarist.faults`) and warns about the others at start.
+    """
+
+    kind: FaultKind
+    after_events: int | None = None
+    after_bytes: int | None = None
+    ms: int = 0  # stall, slowFirstByte, lateResponse
+    then: Literal["continue", "close"] = "continue"  # stall
+    status_code: int = 503  # httpStatus
+    message: str | None = None  # httpStatus
+    retry_after_seconds: float | None = None  # httpStatus
+    exit_code: int | None = 1  # exit: ``code``; None when the process dies by ``signal``
+    signal: str | None = None  # exit: a name such as "SIGKILL"
+    text: str | None = None  # stderr: the text; malformed: the bad payload
+    chunk_bytes: int = 1  # fragment: ``bytes``
+    times: int = 1  # the first ``times`` deliveries of the response are faulted
+    line: int = 0
+    col: int = 0
+
+
 class ProgressStep(Record):
     """One ``progress`` line of a tool call, shown ``delay_ms`` after the previous one."""
 
@@ -310,9 +398,12 @@ class Event(Record, kw_only=True):
 
 
 class LlmResponse(Event, kw_only=True):
-    """One model response: think/assistant steps in order, or an error."""
+    """One model response: think/assistant steps in order, or an error; and at most one
+    ``fault``, which strikes after the first ``fault_at`` steps."""
 
     steps: tuple[TextStep | LlmError, ...]
+    fault: Fault | None = None
+    fault_at: int = 0
     kind: ClassVar[str] = "llmResponse"
 
     @property
@@ -529,6 +620,13 @@ class BaseTimeDelta(Event, kw_only=True):
 
     ms: int
     kind: ClassVar[str] = "baseTimeDelta"
+
+
+class FaultEvent(Event, kw_only=True):
+    """A fault between events: the process exits, writes to stderr, or fragments its frames."""
+
+    fault: Fault
+    kind: ClassVar[str] = "fault"
 
 
 # -- sections --------------------------------------------------------------------------

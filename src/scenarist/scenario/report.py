@@ -86,7 +86,11 @@ class Report:
             self.error(holder, key, where, f"{what} {rel!r} is outside the scenario's folder",
                        OUTSIDE_HINT)
             return None
-        if not (resolved.is_dir() if folder else resolved.is_file()):
+        try:
+            found = resolved.is_dir() if folder else resolved.is_file()
+        except OSError:  # a name too long for the filesystem (Python 3.11 raises it here)
+            found = False
+        if not found:
             self.error(holder, key, where,
                        f"{what} {rel!r} " + ("is not a folder" if folder else "not found")
                        + f" (looked at {resolved})",

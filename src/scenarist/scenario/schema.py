@@ -15,10 +15,13 @@ from typing import Any
 from scenarist.scenario.content import AUDIO_TYPES, CONTENT_TYPES, IMAGE_TYPES
 from scenarist.scenario.events import (
     EXEC_TYPES,
+    FAULT_KEYS,
     PERMISSION_KINDS,
+    SIGNALS,
     TARGETS,
     TOOL_STATUSES,
 )
+from scenarist.scenario.model import FAULT_KINDS
 from scenarist.scenario.tools import TOOLS, Arg, tool_spec
 
 __all__ = ["SCHEMA_ID", "scenario_schema"]
@@ -141,6 +144,8 @@ def _timeline_item() -> Schema:
             "errorType": s, "statusCode": {"type": "integer", "minimum": 400, "maximum": 599},
             "message": s, "details": {}, "retryAfterSeconds": {"type": "number", "minimum": 0},
             "relativeTime": ms, "_meta": _ref("meta")}, "required": ["errorType"]},
+        "fault": {**_ref("fault"), "description": "strikes after the steps written before "
+                  "it (at most one per response)"},
         "_meta": _ref("meta")}}
     llm = {"anyOf": [{"type": "array", "items": element}, element]}
     tool_use = {"type": "object", "properties": {"toolName": s, "args": {"type": "object"},
@@ -232,6 +237,8 @@ def _timeline_item() -> Schema:
         _event("status", text_or("status"), "a session status"),
         _event("complete", flag, "the task completed"),
         _event("merge", flag, "keep the session listed"),
+        _event("fault", _ref("fault"), "a fault between events: the process exits, writes to "
+               "stderr, or fragments its frames (docs/faults.md)"),
         _event("baseTimeDelta", ms, "advance the timeline (ms)"),
         _event("advanceMs", ms, "alias of baseTimeDelta"),
         _event("agentActions", {"type": "array", "items": _ref("timelineItem")}, "a group of agent events"),
@@ -249,6 +256,41 @@ def _timeline_item() -> Schema:
             f"{spec.name} tool call (becomes agentToolUse with toolName {spec.name})"))
     return {"anyOf": [{"enum": ["sessionStart", "userCancelSession", "complete", "merge"]},
                       *events]}
+
+
+def _fault_schema() -> Schema:
+    """A ``fault``: its keys, and for each kind the keys that belong to it (the loader's
+    table, :data:`scenarist.scenario.events.FAULT_KEYS`)."""
+    n = {"type": "integer", "minimum": 0}
+    props: Schema = {
+        "kind": {"enum": list(FAULT_KINDS)},
+        "afterEvents": {**n, "description": "strike after this many wire events"},
+        "afterBytes": {**n, "description": "strike after this many bytes"},
+        "times": {"type": "integer", "minimum": 1, "description": "the first deliveries faulted"},
+        "ms": n, "then": {"enum": ["continue", "close"]},
+        "statusCode": {"type": "integer", "minimum": 400, "maximum": 599},
+        "message": {"type": "string"}, "retryAfterSeconds": {"type": "number", "minimum": 0},
+        "code": {"type": "integer", "minimum": 0, "maximum": 255},
+        "signal": {"enum": list(SIGNALS)}, "text": {"type": "string"},
+        "bytes": {"type": "integer", "minimum": 1},
+    }
+    rules: list[Schema] = []
+    for kind in FAULT_KINDS:
+        foreign = [k for k, kinds in FAULT_KEYS.items() if kind not in kinds]
+        required = [k for k, kinds in _REQUIRED.items() if kind in kinds]
+        then: Schema = {"not": {"anyOf": [{"required": [k]} for k in foreign]}}
+        if required:
+            then["required"] = required
+        rules.append({"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+                      "then": then})
+    return {"type": "object", "description": "what goes wrong on purpose (docs/faults.md)",
+            "properties": props, "required": ["kind"],
+            "not": {"anyOf": [{"required": ["afterEvents", "afterBytes"]},
+                              {"required": ["code", "signal"]}]},
+            "allOf": rules}
+
+
+_REQUIRED = {"ms": ("stall", "slowFirstByte", "lateResponse"), "text": ("stderr",)}
 
 
 def scenario_schema() -> Schema:
@@ -295,6 +337,7 @@ def scenario_schema() -> Schema:
                 "config": {"type": ["object", "array", "null"]}},
             "anyOf": [{"required": ["when"]}, {"required": ["default"]}]}},
         "timelineItem": _timeline_item(),
+        "fault": _fault_schema(),
     }
     mcp = {"type": "object", "properties": {
         "name": s, "type": {"enum": ["stdio", "http", "sse"]}, "command": s,

@@ -13,6 +13,8 @@ The timing rules (``docs/timing.md``) in brief:
   with agent events, must not be earlier than the last synchronisation point nor than
   earlier inputs, and a later ``baseTimeDelta`` must cover them
   (``baseTimeDelta >= concurrent activity``).
+* a ``fault`` inside an ``llmResponse`` comes right after the steps written before it; a
+  ``fault`` event, like an agent event, at the cursor after the prompts written above it;
 * everything else happens at the cursor; ``sessionStart`` first waits for pending inputs,
   and ``userCancelSession`` (like an agent event) comes after the prompts written above it.
 
@@ -27,6 +29,7 @@ from scenarist.scenario.beats import (
     AssistantBeat,
     Beat,
     ErrorBeat,
+    FaultBeat,
     ProgressBeat,
     PromptBeat,
     ThinkBeat,
@@ -44,6 +47,7 @@ from scenarist.scenario.model import (
     AgentToolUse,
     BaseTimeDelta,
     Event,
+    FaultEvent,
     LlmError,
     LlmResponse,
     Scenario,
@@ -104,7 +108,10 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
             now = pending
         if isinstance(event, LlmResponse):
             t = now
-            for step in event.steps:
+            fault = event.fault
+            for n, step in enumerate(event.steps):
+                if fault is not None and n == event.fault_at:
+                    add(FaultBeat(at_ms=t, index=index, live=live, event=event, step=fault))
                 t += step.delay_ms
                 if isinstance(step, LlmError):
                     add(ErrorBeat(at_ms=t, index=index, live=live, event=event, step=step))
@@ -112,6 +119,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                     add(ThinkBeat(at_ms=t, index=index, live=live, event=event, step=step))
                 else:
                     add(AssistantBeat(at_ms=t, index=index, live=live, event=event, step=step))
+            if fault is not None and event.fault_at >= len(event.steps):
+                add(FaultBeat(at_ms=t, index=index, live=live, event=event, step=fault))
             now = t
         elif isinstance(event, AgentToolUse):
             add(ToolStartBeat(at_ms=now, index=index, live=live, event=event))
@@ -165,6 +174,8 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
                         f"but {_named(pending_at[0])} is still scheduled at "
                         f"{pending} ms (baseTimeDelta must cover concurrent activity)",
                         f"use baseTimeDelta >= {event.ms + pending - now}", event.line, event.col)
+        elif isinstance(event, FaultEvent):
+            add(FaultBeat(at_ms=now, index=index, live=live, event=event, step=event.fault))
         elif isinstance(event, SessionStart):
             now = max(now, pending)
             sync, sync_what = now, _named(event)
@@ -177,7 +188,7 @@ def build_timeline(scenario: Scenario, problem: Problem = _ignore) -> Timeline:
 
 
 _AFTER_PROMPTS = (LlmResponse, AgentToolUse, AgentEdits, AgentPlan, AgentFileReads,
-                  AgentPermissionRequest, UserCancelSession)
+                  AgentPermissionRequest, FaultEvent, UserCancelSession)
 
 
 def _named(event: Event) -> str:

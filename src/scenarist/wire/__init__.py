@@ -40,7 +40,7 @@ from scenarist.wire.events import (
     resolve_finish,
 )
 from scenarist.wire.request import include_usage, requested_model, wants_stream
-from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames
+from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames, encode_moments
 
 
 def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,
@@ -102,6 +102,7 @@ __all__ = [
     "chunk_text",
     "encode_body",
     "encode_frames",
+    "encode_moments",
     "encode_stream",
     "error_body",
     "fold",

@@ -99,8 +99,10 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
         if isinstance(event, TextDelta):
             if open_kind != "text":
                 yield from open_block("text", {"type": "text", "text": ""}, at)
-            yield _frame("content_block_delta", at, index=count - 1,
-                         delta={"type": "text_delta", "text": event.text})
+            # most of an answer's frames: one dict literal, no keyword merge (see _frame)
+            yield Frame({"type": "content_block_delta", "index": count - 1,
+                         "delta": {"type": "text_delta", "text": event.text}},
+                        "content_block_delta", at)
         elif isinstance(event, ReasoningDelta):
             if open_kind != "thinking":
                 yield from open_block("thinking", dict(THINKING_BLOCK), at)

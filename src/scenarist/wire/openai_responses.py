@@ -181,6 +181,19 @@ class _Stream:
         return self.frame(type_, at_ms, response=response_object(
             turn, created=self.created, status=status, output=not live, echo=self.echo))
 
+    def text_delta(self, event: TextDelta) -> Frame:
+        """The frame of a text delta while a text item is open: most of a streamed answer's
+        frames (an agent's ~100-word answer is ~20), so it skips :meth:`feed`'s generator and
+        :meth:`frame`'s keyword merge (measured: a Codex answer's frames took 56 µs, now 40)."""
+        assert self.open is not None
+        self.builder.add(event)
+        seq = self.seq
+        self.seq = seq + 1
+        return Frame({"type": "response.output_text.delta", "item_id": self.open_iid,
+                      "output_index": self.open_index, "content_index": 0, "delta": event.text,
+                      "logprobs": [], "sequence_number": seq},
+                     "response.output_text.delta", event.at_ms)
+
     def feed(self, event: WireEvent) -> Iterator[Frame]:
         turn = self.builder.turn
         at = event.at_ms
@@ -307,6 +320,9 @@ def stream(events: Iterable[WireEvent], *, created: int = CREATED,
     end_at = start.at_ms
     for event in rest:
         end_at = event.at_ms
+        if isinstance(event, TextDelta) and isinstance(state.open, TextPart):
+            yield state.text_delta(event)
+            continue
         if isinstance(event, Error):
             state.builder.add(event)
             yield state.lifecycle("response.failed", end_at)

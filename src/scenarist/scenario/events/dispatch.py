@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenarist.scenario.events import agent, control, llm, tool_use, user
+from scenarist.scenario.events import agent, control, fault, llm, tool_use, user
 from scenarist.scenario.events.context import Handler, ItemContext
 from scenarist.scenario.model import AcpCapabilities, Event
 from scenarist.scenario.report import Report, join
@@ -23,10 +23,11 @@ __all__ = ["AGENT_EVENTS", "CONTROL_EVENTS", "EVENT_KEYS", "GROUPS", "USER_EVENT
            "parse_timeline"]
 
 _READERS: dict[str, Handler] = {**llm.HANDLERS, **tool_use.HANDLERS, **agent.HANDLERS,
-                                **user.HANDLERS, **control.HANDLERS}
-#: the spec's tools are agent events too (tools declared later count as well: see _is_agent)
+                                **user.HANDLERS, **control.HANDLERS, **fault.HANDLERS}
+#: the spec's tools are agent events too (tools declared later count as well: see _is_agent);
+#: so is a ``fault`` between events (the agent's process or its wire misbehaves)
 AGENT_EVENTS = ("llmResponse", "agentToolUse", "agentEdits", "agentPlan", "setMode", "setModel",
-                "agentFileReads", "agentPermissionRequest", *TOOLS)
+                "agentFileReads", "agentPermissionRequest", "fault", *TOOLS)
 #: applyPatch changes the workspace from outside the agent, as userEdits does
 USER_EVENTS = ("userInputs", "userEdits", "applyPatch", "userCommand", "userCancelSession")
 CONTROL_EVENTS = ("initialize", "sessionStart", "assert", "screenshot", "log", "status",

@@ -1,7 +1,8 @@
-"""``llmResponse``: one model response of think / assistant / error elements.
+"""``llmResponse``: one model response of think / assistant / error elements, and a fault.
 
 Two shapes are read: a list of one-key elements (``- think: [...]``) and a mapping of them.
-A tool key inside a response is an error that says where the tool call belongs.
+A tool key inside a response is an error that says where the tool call belongs. A ``fault``
+element (at most one) strikes after the steps written before it (:mod:`.fault` reads it).
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from typing import Any
 
 from scenarist.scenario.content import parse_content
 from scenarist.scenario.events.context import Handler, ItemContext, read_step, read_time
-from scenarist.scenario.model import Event, LlmError, LlmResponse, TextContent, TextStep
+from scenarist.scenario.events.fault import read_fault
+from scenarist.scenario.model import Event, Fault, LlmError, LlmResponse, TextContent, TextStep
 from scenarist.scenario.report import join
 from scenarist.scenario.tools import TOOLS
 
 __all__ = ["HANDLERS"]
 
-_ELEMENTS = ("think", "assistant", "error")
+_ELEMENTS = ("think", "assistant", "error", "fault")
 
 
 def llm_response(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, path: str,
@@ -33,7 +35,7 @@ def llm_response(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, p
                 _inline_tool(ctx, value, k, path)
             elif k != "_meta":
                 report.warn(value, k, join(path, k), f"unknown key {k!r} in llmResponse is ignored",
-                            "an llmResponse holds think, assistant, error and _meta", on_key=True)
+                            "an llmResponse holds think, assistant, error, fault and _meta", on_key=True)
     elif isinstance(value, list):
         for i, element in enumerate(value):
             epath = join(path, i)
@@ -49,7 +51,7 @@ def llm_response(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, p
                     _inline_tool(ctx, element, k, epath)
                 else:
                     report.warn(element, k, join(epath, k), f"unknown key {k!r} is ignored",
-                                "an element holds one of think/assistant/error, and _meta",
+                                "an element holds one of think/assistant/error/fault, and _meta",
                                 on_key=True)
             if len(found) != 1:
                 if len(found) > 1:
@@ -69,9 +71,21 @@ def llm_response(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, p
                           "llmResponse:\n    - assistant: [[100, 'Hello']]")
         return None
     steps: list[TextStep | LlmError] = []
+    fault: Fault | None = None
+    fault_at = 0
+    first_fault: str | None = None
     issues_before = len(report.issues)
     for holder, k, epath in elements:
-        if k == "error":
+        if k == "fault":
+            if first_fault is not None:
+                report.error(holder, k, epath, "an llmResponse has at most one fault, but "
+                             f"this one has a second (the first is {first_fault})",
+                             "split the response in two, or keep one fault", on_key=True)
+                continue
+            first_fault = epath
+            fault = read_fault(report, holder, k, epath.rsplit(".", 1)[0])
+            fault_at = len(steps)
+        elif k == "error":
             err = _llm_error(ctx, holder, epath)
             if err is not None:
                 steps.append(err)
@@ -80,7 +94,7 @@ def llm_response(ctx: ItemContext, value: Any, item: dict[Any, Any], key: str, p
     if not steps and len(report.issues) == issues_before:
         report.error(item, key, path, "this llmResponse has no think, assistant or error steps",
                      "add '- assistant: [[100, \"...\"]]' or remove the item")
-    return LlmResponse(**ctx.base(path, meta), steps=tuple(steps))
+    return LlmResponse(**ctx.base(path, meta), steps=tuple(steps), fault=fault, fault_at=fault_at)
 
 
 def _inline_tool(ctx: ItemContext, holder: dict[Any, Any], key: str, path: str) -> None:
