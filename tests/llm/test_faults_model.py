@@ -57,7 +57,13 @@ def test_each_apis_in_stream_error() -> None:
     messages = stream_error("messages", fault, 3)
     assert messages.startswith(b"event: error\ndata: ")
     assert json.loads(messages.split(b"data: ")[1])["error"]["type"] == "overloaded_error"
-    responses = json.loads(stream_error("responses", fault, 3).split(b"data: ")[1])
-    assert (responses["type"], responses["sequence_number"]) == ("error", 3)
+    created = (b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+               b'"response":{"id":"resp_1","object":"response","status":"in_progress",'
+               b'"output":[]}}\n\n')
+    responses = json.loads(stream_error("responses", fault, 3, created).split(b"data: ")[1])
+    assert (responses["type"], responses["sequence_number"]) == ("response.failed", 3)
+    assert responses["response"]["id"] == "resp_1"  # the response the stream announced
+    assert responses["response"]["status"] == "failed"
+    assert responses["response"]["error"]["message"] == "Overloaded"
     gemini = json.loads(stream_error("gemini", Fault("httpStatus"), 0).removeprefix(b"data: "))
     assert gemini["error"]["code"] == 503
