@@ -37,12 +37,14 @@ from scenarist.scenario.model import (
 )
 
 __all__ = [
-    "CHANNELS", "Action", "Channel", "Chaos", "ChaosError", "Close", "End", "Exit", "Pause",
+    "CHANNELS", "CHAOS_HEADER", "Action", "Channel", "Chaos", "ChaosError", "Close", "End", "Exit", "Pause",
     "Plays", "Reject", "Stderr", "Write", "chaos_fault", "describe", "parse_chaos", "plan",
     "unplayed",
 ]
 
 Channel = Literal["llm", "rest", "acp", "codex", "agent", "hub"]
+#: the request header that asks a server for chaos on that one request (``RATE[:kind,kind]``)
+CHAOS_HEADER = "x-scenarist-chaos"
 
 
 @dataclass(frozen=True, slots=True)

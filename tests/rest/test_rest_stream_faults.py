@@ -23,8 +23,7 @@ from httpx_sse import aconnect_sse
 from restkit import HERE, SCENARIOS, problem, rest_server
 from sse import API
 
-from scenarist.faults import Close, End, Pause, Write
-from scenarist.rest.app import CHAOS_HEADER
+from scenarist.faults import CHAOS_HEADER, Close, End, Pause, Write
 from scenarist.rest.delivery import Delivery, Outgoing, malformed_frame
 from scenarist.rest.events import plan_session
 from scenarist.scenario import compile_timeline, load_scenario, load_scenario_text

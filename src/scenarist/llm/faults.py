@@ -19,6 +19,7 @@ import orjson
 
 from scenarist.faults import (
     CHANNELS,
+    CHAOS_HEADER,
     Action,
     Chaos,
     End,
@@ -39,11 +40,9 @@ from scenarist.wire import ReasoningDelta, ReasoningEnd, TextDelta, WireEvent, e
 from scenarist.wire.gemini import gemini_error
 from scenarist.wire.sse import Frame
 
-__all__ = ["CHAOS_HEADER", "ModelFaults", "Struck", "faults_on_errors", "malformed_frame",
+__all__ = ["ModelFaults", "Struck", "faults_on_errors", "malformed_frame",
            "split_sse", "stream_error", "strike_event"]
 
-#: a test suite's per-request chaos: ``RATE[:kind,kind]``, with the server's ``--seed``
-CHAOS_HEADER = "x-scenarist-chaos"
 #: how many faulted answers' delivery counts are kept (the oldest are forgotten first)
 DELIVERIES_LIMIT = 65536
 #: the payload of a ``malformed`` event when the scenario gives none: a cut JSON object

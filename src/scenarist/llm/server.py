@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scenarist.faults import Chaos, ChaosError
+from scenarist.faults import CHAOS_HEADER, Chaos, ChaosError
 from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
     WIRE,
@@ -45,7 +45,7 @@ from scenarist.llm.answer import (
 )
 from scenarist.llm.continuation import ThreadFields
 from scenarist.llm.conversation import Api, Conversation
-from scenarist.llm.faults import CHAOS_HEADER, ModelFaults
+from scenarist.llm.faults import ModelFaults
 from scenarist.llm.journal import Journal, clip
 from scenarist.llm.render import estimate_tokens
 from scenarist.llm.reply import JSON_HEADERS, SSE_RAW_HEADERS, LateBody, PacedStream, Ready, Streams

@@ -32,9 +32,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 from starlette.types import Message, Receive, Scope, Send
 
-from scenarist.faults import ChaosError, Close, End, Pause, Reject, Write
+from scenarist.faults import CHAOS_HEADER, ChaosError, Close, End, Pause, Reject, Write
 from scenarist.llm.answer import WIRE, Answer, Batch, Rejection
-from scenarist.llm.faults import CHAOS_HEADER
 from scenarist.play import Schedule, pace
 
 if TYPE_CHECKING:

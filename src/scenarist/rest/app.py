@@ -33,6 +33,7 @@ from starlette.routing import Route
 
 from scenarist.faults import (
     CHANNELS,
+    CHAOS_HEADER,
     Chaos,
     ChaosError,
     Close,
@@ -87,8 +88,6 @@ _BATCH = 500
 #: so each stream finishes its response instead of being cut.
 _STREAM_GRACE_S = 0.5
 _PING = b": ping\n\n"
-#: A test suite's chaos for one stream request: ``RATE[:kind,kind]``, with ``--seed``.
-CHAOS_HEADER = "x-scenarist-chaos"
 #: A chaos fault strikes within this many frames of its stream's start.
 _CHAOS_FRAMES = 16
 #: How far back a resumed stream looks for the planned event it resumes after.
