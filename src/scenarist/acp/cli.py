@@ -24,6 +24,7 @@ from scenarist.scenario.cli_parser import (
     EXIT_FAILED,
     EXIT_OK,
     Parser,
+    add_chaos,
     add_format,
     add_junit,
     add_scenario,
@@ -75,12 +76,7 @@ def acp_parser() -> Parser:
     p.add_argument("--mcp-servers", metavar="JSON",
                    help="the mcpServers the client should send (a JSON list); differences "
                    "are logged")
-    p.add_argument("--chaos", metavar="RATE[:kind,kind]",
-                   help="fault each prompt turn with probability RATE (0..1) by one of the "
-                   "kinds (default: every kind the agent's wire plays), the same faults for "
-                   "the same --seed; see docs/faults.md")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="the seed of --chaos (default 0)")
+    add_chaos(p, "prompt turns", header=False)
     add_scenario_options(p)
     return p
 

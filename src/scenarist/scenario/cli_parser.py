@@ -128,16 +128,18 @@ def add_tags(parser: argparse.ArgumentParser) -> None:
                         help="only scenarios tagged TAG (repeatable: any of them)")
 
 
-def add_chaos(parser: argparse.ArgumentParser, what: str) -> None:
+def add_chaos(parser: argparse.ArgumentParser, what: str, *, header: bool = True) -> None:
     """``--chaos RATE[:kind,kind]`` and ``--seed N``: seeded faults on ``what`` (each command
-    reads the kinds its channel plays: :func:`scenarist.faults.parse_chaos`)."""
+    reads the kinds its channel plays: :func:`scenarist.faults.parse_chaos`); ``header``: the
+    server also takes chaos per request (``x-scenarist-chaos``)."""
     parser.add_argument("--chaos", metavar="RATE[:kind,kind]",
                         help=f"fault this share (0..1) of {what} by one of the kinds named "
                         "(default: every kind it plays), the same faults for the same --seed; "
                         "see docs/faults.md")
+    seeds = "--chaos and of the x-scenarist-chaos header" if header else "--chaos"
     parser.add_argument("--seed", type=int, default=0, metavar="N",
-                        help="the seed of --chaos and of the x-scenarist-chaos header: the "
-                        "same seed faults the same requests (default 0)")
+                        help=f"the seed of {seeds}: the same seed faults the same "
+                        f"{what} (default 0)")
 
 
 def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:
