@@ -236,7 +236,8 @@ def test_command_and_random_modes_import_nothing_heavy() -> None:
         "assert main(['--seed', '1', '--format', 'exec-json', 'random prompt']) == 0\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'yaml', 'pydantic', 'starlette', 'httpx', 'uvicorn', 'websockets', 'asyncio', "
-        "'argparse', 'rapidfuzz'} or m.startswith('scenarist.scenario'))\n"
+        "'argparse', 'rapidfuzz', 'pathlib', 'tempfile', 'dataclasses', 'inspect'} "
+        "or m.startswith('scenarist.scenario'))\n"
         "sys.__stdout__.write(repr(heavy))\n"
     )
     proc = subprocess.run(
