@@ -38,7 +38,7 @@ from scenarist.llm.conversation import (
 from scenarist.llm.request_errors import RequestError
 from scenarist.llm.tool_choice import AUTO, ToolChoice
 
-__all__ = ["METHODS", "Route", "read_count", "read_gemini", "route_of"]
+__all__ = ["METHODS", "Route", "gemini_field", "read_count", "read_gemini", "route_of"]
 
 METHODS = ("generateContent", "streamGenerateContent")
 #: ``/v1beta/models/{model}:{method}`` (and ``/v1/``), and Vertex AI's
@@ -90,7 +90,7 @@ def _camel(name: str) -> str:
     return head + "".join(w[:1].upper() + w[1:] for w in rest)
 
 
-def _get(obj: Mapping[str, Any], camel: str) -> Any:
+def gemini_field(obj: Mapping[str, Any], camel: str) -> Any:
     """A field by its JSON name (``functionCall``) or its proto name (``function_call``):
     Google's JSON parser takes both, and the SDKs send both (google-genai sends
     ``thinkingConfig: {include_thoughts: true}``)."""
@@ -198,7 +198,7 @@ def _parts(content: dict[str, Any], where: str) -> _Parts:
     calls: list[str] = []
     results = 0
     thought = False
-    raw = _get(content, "parts")
+    raw = gemini_field(content, "parts")
     if raw is None:
         return _Parts(texts, calls, results, thought)
     for i, item in enumerate(_list(raw, f"{where}.parts")):
@@ -212,13 +212,13 @@ def _parts(content: dict[str, Any], where: str) -> _Parts:
                 thought = thought or bool(text)
             else:
                 texts.append(text)
-        if _get(part, "functionCall") is not None:
-            call = _obj(_get(part, "functionCall"), f"{at}.functionCall")
+        if gemini_field(part, "functionCall") is not None:
+            call = _obj(gemini_field(part, "functionCall"), f"{at}.functionCall")
             calls.append(_str(call.get("name"), f"{at}.functionCall.name"))
             if call.get("args") is not None:
                 _obj(call["args"], f"{at}.functionCall.args")
-        if _get(part, "functionResponse") is not None:
-            response = _obj(_get(part, "functionResponse"), f"{at}.functionResponse")
+        if gemini_field(part, "functionResponse") is not None:
+            response = _obj(gemini_field(part, "functionResponse"), f"{at}.functionResponse")
             _str(response.get("name"), f"{at}.functionResponse.name")
             results += 1
     return _Parts(texts, calls, results, thought)
@@ -250,7 +250,7 @@ def _declarations(raw: Any) -> tuple[ToolDecl, ...]:
                     raise RequestError(f"* GenerateContentRequest.{at}.name: name is not "
                                        "specified", param=f"{at}.name")
                 name = _str(d["name"], f"{at}.name")
-                schema = _get(d, "parametersJsonSchema") or d.get("parameters")
+                schema = gemini_field(d, "parametersJsonSchema") or d.get("parameters")
                 if schema is not None:
                     _obj(schema, f"{at}.parameters")
                 params, required = schema_params(schema)
@@ -268,7 +268,7 @@ def _choice(raw: Any, declared: frozenset[str]) -> ToolChoice:
     ``ANY`` → a call is required (to the one allowed function, when it names one)."""
     if raw is None:
         return AUTO
-    config = _get(_obj(raw, "toolConfig"), "functionCallingConfig")
+    config = gemini_field(_obj(raw, "toolConfig"), "functionCallingConfig")
     if config is None:
         return AUTO
     where = "toolConfig.functionCallingConfig"
@@ -277,7 +277,7 @@ def _choice(raw: Any, declared: frozenset[str]) -> ToolChoice:
     if mode not in _MODES:
         raise RequestError(f"Invalid value at '{where}.mode' ({mode!r}): expected one of "
                            f"{', '.join(_MODES)}"[:300], param=f"{where}.mode")
-    allowed = _get(config, "allowedFunctionNames")
+    allowed = gemini_field(config, "allowedFunctionNames")
     names: list[str] = []
     if allowed is not None:
         _strings(None)(allowed, f"{where}.allowedFunctionNames")
@@ -306,11 +306,11 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         raise RequestError("* GenerateContentRequest.contents: contents is not specified",
                            param="contents")
     contents = _list(body["contents"], "contents")
-    config = _get(body, "generationConfig")
+    config = gemini_field(body, "generationConfig")
     if config is not None:
         _checked(config, "generationConfig", _GENERATION)
-    thinking = _get(config, "thinkingConfig") if config else None
-    texts = _system(_get(body, "systemInstruction"))
+    thinking = gemini_field(config, "thinkingConfig") if config else None
+    texts = _system(gemini_field(body, "systemInstruction"))
     prompts: list[str] = []
     marks: list[Mark] = []
     turns = calls = results = 0
@@ -339,8 +339,8 @@ def read_gemini(body: Any, route: Route) -> Conversation:
                                f"{where}.role)"[:300], param=f"{where}.role")
     tools = _declarations(body.get("tools"))
     declared = frozenset(t.name for t in tools if t.kind == "function")
-    choice = _choice(_get(body, "toolConfig"), declared)
-    max_tokens = _get(config, "maxOutputTokens") if config else None
+    choice = _choice(gemini_field(body, "toolConfig"), declared)
+    max_tokens = gemini_field(config, "maxOutputTokens") if config else None
     return Conversation(
         api="gemini",
         model=route.model,
@@ -355,7 +355,7 @@ def read_gemini(body: Any, route: Route) -> Conversation:
         max_tokens=max_tokens,
         extra={"sse": route.sse,
                "thoughts": isinstance(thinking, dict)
-               and _get(thinking, "includeThoughts") is True,
+               and gemini_field(thinking, "includeThoughts") is True,
                "json_schema": _json_schema(config)},
         client=client_hint(texts),
         choice=choice,
@@ -366,9 +366,9 @@ def _json_schema(config: Any) -> str | None:
     """The JSON schema the answer must follow (``responseMimeType: application/json`` with
     ``responseJsonSchema`` or ``responseSchema``), as JSON text; None when the answer is free
     (:mod:`scenarist.llm.json_answer`)."""
-    if not config or _get(config, "responseMimeType") != "application/json":
+    if not config or gemini_field(config, "responseMimeType") != "application/json":
         return None
-    schema = _get(config, "responseJsonSchema") or _get(config, "responseSchema")
+    schema = gemini_field(config, "responseJsonSchema") or gemini_field(config, "responseSchema")
     return orjson.dumps(schema).decode() if isinstance(schema, dict) else None
 
 
@@ -378,7 +378,7 @@ def read_count(raw: bytes) -> Conversation:
         body = orjson.loads(raw)
     except ValueError as exc:
         raise RequestError(f"Invalid JSON payload received: {exc}") from None
-    inner = _get(_obj(body, "body"), "generateContentRequest")
+    inner = gemini_field(_obj(body, "body"), "generateContentRequest")
     if inner is not None:
         return read_gemini(inner, Route("", False, False))
     return read_gemini(body, Route("", False, False))

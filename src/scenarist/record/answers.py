@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 
 from scenarist.errors import ScenaristError
-from scenarist.record.history import Api, Call, Said, Thought, decode_arguments, gemini_field
+from scenarist.llm.gemini_request import gemini_field
+from scenarist.record.history import Api, Call, Said, Thought, decode_arguments
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ import orjson
 
 from scenarist.errors import ScenaristError
 from scenarist.llm.conversation import find_cwd, strip_wrappers
+from scenarist.llm.gemini_request import gemini_field
 
 Api = Literal["chat", "responses", "messages", "gemini"]
 
@@ -271,13 +272,6 @@ def _assistant_blocks(content: Any) -> Iterator[Item]:
 
 
 # --------------------------------------------------------------------------- Gemini
-
-
-def gemini_field(obj: Mapping[str, Any], camel: str) -> Any:
-    """A Gemini field, written camelCase (REST) or snake_case (some SDKs send that too)."""
-    if camel in obj:
-        return obj[camel]
-    return obj.get("".join(f"_{c.lower()}" if c.isupper() else c for c in camel))
 
 
 def _gemini(body: Mapping[str, Any], sent: list[str]) -> tuple[list[str], list[Item]]:
