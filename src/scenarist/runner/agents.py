@@ -223,8 +223,13 @@ def _codex(url: str, workspace: Path, home: Path, env: dict[str, str],
     codex_home.mkdir(parents=True, exist_ok=True)
     trusted = "".join(f'[projects."{path}"]\ntrust_level = "trusted"\n'
                       for path in dict.fromkeys((str(workspace), str(workspace.resolve()))))
+    # disable_paste_burst: Codex takes keys that arrive close together for a paste and reads
+    # Enter as a newline; on a loaded machine the pty hands over the typed prompt in clumps,
+    # and in CI three Enters 3 s apart all became newlines (nothing was asked). Its setting
+    # for "paste handling conflicts with your terminal workflow" turns that guess off.
     (codex_home / "config.toml").write_text(
-        trusted + "[notice]\nhide_full_access_warning = true\n", encoding="utf-8")
+        "disable_paste_burst = true\n" + trusted
+        + "[notice]\nhide_full_access_warning = true\n", encoding="utf-8")
     provider = (f'model_providers.mock={{name="mock",base_url="{url}/v1",'
                 'wire_api="responses",env_key="OPENAI_API_KEY"}')
     argv = [_which("codex", env, agent_bin), "--dangerously-bypass-approvals-and-sandbox",
