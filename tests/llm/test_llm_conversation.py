@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from scenarist.llm import conversation
 from scenarist.llm.conversation import (
     Mark,
     RequestError,
@@ -161,6 +162,21 @@ def test_bad_bodies_name_the_field(api: str, body: object, param: str) -> None:
 def test_body_must_be_an_object() -> None:
     with pytest.raises(RequestError, match="expected an object"):
         read_request("chat", [1, 2])
+
+
+def test_stripped_texts_are_kept_bounded_and_read_the_same() -> None:
+    """A wrapped text is stripped once and looked up after (every request resends the
+    history); what comes back is what stripping gives, and the texts kept stay bounded."""
+    texts = [f"<system-reminder>{i}</system-reminder> do {i} <cwd>x</cwd>" for i in range(600)]
+    fresh = [strip_wrappers(t) for t in texts]
+    assert fresh == [f"do {i} <cwd>x</cwd>" for i in range(600)]
+    assert [strip_wrappers(t) for t in texts] == fresh  # kept ones, and ones forgotten
+    assert len(conversation._TYPED) <= conversation._TYPED_LIMIT
+    big = "<system-reminder>" + "x" * conversation._TYPED_TEXT_LIMIT + "</system-reminder>ok"
+    assert strip_wrappers(big) == strip_wrappers(big) == "ok"
+    assert big not in conversation._TYPED
+    unclosed = "<environment_context>never closed"
+    assert strip_wrappers(unclosed) == strip_wrappers(unclosed) == ""
 
 
 def test_wrapper_removal_keeps_what_is_not_a_closed_block() -> None:
