@@ -295,14 +295,14 @@ def with_frames(encoded: Encoded, api: Api, conv: Conversation, rendered: Render
 def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int) -> Encoded:
     """A rendered answer encoded for ``api``, streamed when the request asks (pure)."""
     calls = tuple(c.name for c in rendered.calls)
-    end_ms = max((e.at_ms for e in rendered.events), default=0)
+    end_ms = rendered.end_ms
     echo = _echo(conv) if api == "responses" else None
     if conv.stream:
         frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
                                created=created, echo=echo)
         if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
             return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
-        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(frames)),
+        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(list(frames))),
                        end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)

@@ -45,6 +45,8 @@ class Rendered(NamedTuple):
 
     events: tuple[WireEvent, ...]
     calls: tuple[Call, ...]
+    end_ms: int  # the latest event's ``at_ms`` (known while rendering: a walk of ~40 events
+    # again cost ~1.8 µs of each answer)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -111,8 +113,11 @@ def render_turn(
     out_chars = 0
     reasoning_chars = 0
     show = shown(thinking, script, bool(calls), api) if first and turn.thinking else HIDDEN
+    end = turn.duration_ms
+    end_ms = end  # the calls and the finish come at the turn's end
     if show.block:
         for step in turn.thinking:
+            end_ms = max(end_ms, step.at_ms)
             if show.text:
                 for piece in _chunks(step.text):
                     events.append(ReasoningDelta(piece, at_ms=step.at_ms))
@@ -123,7 +128,7 @@ def render_turn(
     for step in texts:
         events.extend(_text_deltas(step.text, step.at_ms))
         out_chars += len(step.text)
-    end = turn.duration_ms
+        end_ms = max(end_ms, step.at_ms)
     for k, call in enumerate(calls):
         cid = call_id("toolu_" if api == "messages" else "call_", ref, k)
         events.append(ToolCallStart(cid, call.name, "custom" if call.kind == "custom"
@@ -138,7 +143,7 @@ def render_turn(
         reasoning_tokens=estimate_tokens(reasoning_chars) if reasoning_chars else 0,
     )
     events.append(Finish(usage=usage, at_ms=end))
-    return Rendered(tuple(events), calls)
+    return Rendered(tuple(events), calls, end_ms)
 
 
 def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: TurnRef) -> Rendered:
@@ -155,7 +160,7 @@ def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: Tu
         Finish(usage=Usage(input_tokens=input_tokens,
                            output_tokens=estimate_tokens(len(arguments) + len(WAIT))), at_ms=0),
     )
-    return Rendered(events, (Call(WAIT, arguments),))
+    return Rendered(events, (Call(WAIT, arguments),), 0)
 
 
 def answer_text(turn: ModelTurn, script: Script, side: bool, text_calls: Sequence[Call],

@@ -184,9 +184,11 @@ class _Stream:
     def text_delta(self, event: TextDelta) -> Frame:
         """The frame of a text delta while a text item is open: most of a streamed answer's
         frames (an agent's ~100-word answer is ~20), so it skips :meth:`feed`'s generator and
-        :meth:`frame`'s keyword merge (measured: a Codex answer's frames took 56 µs, now 40)."""
-        assert self.open is not None
-        self.builder.add(event)
+        :meth:`frame`'s keyword merge (measured: a Codex answer's frames took 56 µs, now 40),
+        and adds the text to the open part itself: the builder's open part is that part
+        (:meth:`open_part`), and its generic dispatch cost ~0.25 µs a delta."""
+        assert isinstance(self.open, TextPart)
+        self.open.text += event.text
         seq = self.seq
         self.seq = seq + 1
         return Frame({"type": "response.output_text.delta", "item_id": self.open_iid,

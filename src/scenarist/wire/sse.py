@@ -51,14 +51,13 @@ def encode_moments(frames: Iterable[Frame]) -> Iterator[tuple[int, bytes]]:
     buffers it holds are the allocator's, not reused frame after frame."""
     parts: list[bytes] = []
     at = 0
-    for frame in frames:
-        if frame.at_ms != at:
+    for data, event, at_ms in frames:
+        if at_ms != at:
             if parts:
                 yield at, b"".join(parts)
                 parts = []
-            at = frame.at_ms
-        data = frame.data
-        head = _HEADS.get(frame.event) or _new_head(frame.event)
+            at = at_ms
+        head = _HEADS.get(event) or _new_head(event)
         if isinstance(data, str):
             parts.append(head + data.encode() + b"\n\n")
         else:
