@@ -87,6 +87,7 @@ from scenarist.wire import (
     encode_stream,
     error_body,
     scripted_error_fields,
+    stream_tuples,
 )
 from scenarist.wire.gemini import STATUSES as GEMINI_STATUSES
 from scenarist.wire.gemini import array_pieces, gemini_error
@@ -298,11 +299,13 @@ def encode_events(api: Api, conv: Conversation, rendered: Rendered, created: int
     end_ms = rendered.end_ms
     echo = _echo(conv) if api == "responses" else None
     if conv.stream:
-        frames = encode_stream(WIRE[api], rendered.events, include_usage=conv.include_usage,
-                               created=created, echo=echo)
+        # the frames as tuples (no Frame each), all made before any is encoded: making and
+        # encoding them in turn cost ~10 % more (measured in one process, both ways alternating)
+        frames = list(stream_tuples(WIRE[api], rendered.events,
+                                    include_usage=conv.include_usage, created=created, echo=echo))
         if api == "gemini" and not conv.extra["sse"]:  # Gemini without ?alt=sse: a JSON array
             return Encoded(calls, None, _batched(array_pieces(frames)), end_ms, sse=False)
-        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(list(frames))),
+        return Encoded(calls, None, tuple(Batch(at, data) for at, data in encode_moments(frames)),
                        end_ms)
     _status, out = encode_body(WIRE[api], rendered.events, created=created, echo=echo)
     return Encoded(calls, orjson.dumps(out), (), end_ms)

@@ -40,7 +40,7 @@ from scenarist.wire.events import (
     resolve_finish,
 )
 from scenarist.wire.request import include_usage, requested_model, wants_stream
-from scenarist.wire.sse import SSE_HEADERS, Frame, encode_frames, encode_moments
+from scenarist.wire.sse import SSE_HEADERS, Frame, RawFrame, encode_frames, encode_moments
 
 
 def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,
@@ -48,6 +48,15 @@ def encode_stream(api: WireApi, events: Iterable[WireEvent], *, include_usage: b
                   ) -> Iterator[Frame]:
     """The SSE frames ``api`` streams for ``events`` (``include_usage``: Chat only; ``echo``:
     request fields the Responses ``response`` object repeats)."""
+    return map(Frame._make, stream_tuples(api, events, include_usage=include_usage,
+                                          created=created, echo=echo))
+
+
+def stream_tuples(api: WireApi, events: Iterable[WireEvent], *, include_usage: bool = False,
+                  created: int = CREATED, echo: Mapping[str, Any] | None = None
+                  ) -> Iterator[RawFrame]:
+    """:func:`encode_stream`'s frames as the encoders make them, plain ``(data, event,
+    at_ms)`` tuples (:data:`~scenarist.wire.sse.RawFrame`): what the server encodes."""
     if api == "openai_chat":
         return openai_chat.stream(events, include_usage=include_usage, created=created)
     if api == "openai_responses":
@@ -87,6 +96,7 @@ __all__ = [
     "FinishReason",
     "Frame",
     "MessageStart",
+    "RawFrame",
     "ReasoningDelta",
     "ReasoningEnd",
     "TextDelta",
@@ -111,5 +121,6 @@ __all__ = [
     "requested_model",
     "resolve_finish",
     "scripted_error_fields",
+    "stream_tuples",
     "wants_stream",
 ]

@@ -41,7 +41,7 @@ from scenarist.wire.events import (
     resolve_finish,
     split_start,
 )
-from scenarist.wire.sse import Frame
+from scenarist.wire.sse import RawFrame
 
 STOP_REASONS: dict[FinishReason, str] = {"stop": "end_turn", "tool_calls": "tool_use",
                                          "length": "max_tokens", "content_filter": "refusal"}
@@ -59,12 +59,13 @@ def usage_body(usage: Usage) -> dict[str, Any]:
             "cache_creation_input_tokens": 0, "cache_read_input_tokens": usage.cached_input_tokens}
 
 
-def _frame(type_: str, at_ms: int, **fields: Any) -> Frame:
-    return Frame({"type": type_, **fields}, event=type_, at_ms=at_ms)
+def _frame(type_: str, at_ms: int, **fields: Any) -> RawFrame:
+    return {"type": type_, **fields}, type_, at_ms
 
 
-def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
-    """The SSE frames of a streamed message (lazy: one neutral event at a time)."""
+def stream(events: Iterable[WireEvent]) -> Iterator[RawFrame]:
+    """The SSE frames of a streamed message (lazy: one neutral event at a time), as
+    :data:`~scenarist.wire.sse.RawFrame` tuples."""
     start, rest = split_start(events)
     message: dict[str, Any] = {"id": message_id(start.id), "type": "message", "role": "assistant",
                "model": start.model, "content": [], "stop_reason": None, "stop_sequence": None,
@@ -77,7 +78,7 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
     count = 0
     finish = Finish()
 
-    def close(at: int) -> Iterator[Frame]:
+    def close(at: int) -> Iterator[RawFrame]:
         nonlocal open_kind
         if open_kind is None:
             return
@@ -87,7 +88,7 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
         yield _frame("content_block_stop", at, index=count - 1)
         open_kind = None
 
-    def open_block(kind: str, block: dict[str, Any], at: int) -> Iterator[Frame]:
+    def open_block(kind: str, block: dict[str, Any], at: int) -> Iterator[RawFrame]:
         nonlocal open_kind, count
         yield from close(at)
         yield _frame("content_block_start", at, index=count, content_block=block)
@@ -100,9 +101,9 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
             if open_kind != "text":
                 yield from open_block("text", {"type": "text", "text": ""}, at)
             # most of an answer's frames: one dict literal, no keyword merge (see _frame)
-            yield Frame({"type": "content_block_delta", "index": count - 1,
-                         "delta": {"type": "text_delta", "text": event.text}},
-                        "content_block_delta", at)
+            yield ({"type": "content_block_delta", "index": count - 1,
+                    "delta": {"type": "text_delta", "text": event.text}},
+                   "content_block_delta", at)
         elif isinstance(event, ReasoningDelta):
             if open_kind != "thinking":
                 yield from open_block("thinking", dict(THINKING_BLOCK), at)
@@ -137,8 +138,7 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
             finish = event
             break
         elif isinstance(event, Error):
-            yield Frame(anthropic_error(event.status, event.message, event.type), event="error",
-                        at_ms=at)
+            yield anthropic_error(event.status, event.message, event.type), "error", at
             return
     yield from close(finish.at_ms)
     usage = finish.usage

@@ -46,7 +46,7 @@ from scenarist.wire.events import (
     call_arguments_json,
     split_start,
 )
-from scenarist.wire.sse import Frame
+from scenarist.wire.sse import RawFrame
 
 FINISH_REASONS: dict[FinishReason, str] = {"stop": "STOP", "tool_calls": "STOP",
                                            "length": "MAX_TOKENS", "content_filter": "SAFETY"}
@@ -164,8 +164,9 @@ class _Signed:
         return part
 
 
-def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
-    """The chunks of a streamed answer as SSE frames (lazy: one neutral event at a time)."""
+def stream(events: Iterable[WireEvent]) -> Iterator[RawFrame]:
+    """The chunks of a streamed answer as SSE frames (lazy: one neutral event at a time), as
+    :data:`~scenarist.wire.sse.RawFrame` tuples."""
     start, rest = split_start(events)
     model, rid = start.model, start.id
     early = usage_body(Usage(start.input_tokens), final=False)
@@ -176,10 +177,9 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
         at = event.at_ms
         if isinstance(event, TextDelta):
             part = signed.sign({"text": event.text})
-            yield Frame(_response([part], early, model, rid), at_ms=at)
+            yield _response([part], early, model, rid), None, at
         elif isinstance(event, ReasoningDelta):
-            yield Frame(_response([{"text": event.text, "thought": True}], early, model, rid),
-                        at_ms=at)
+            yield _response([{"text": event.text, "thought": True}], early, model, rid), None, at
         elif isinstance(event, ReasoningEnd):
             signed.hold(event.signature)
         elif isinstance(event, ToolCallStart):
@@ -195,7 +195,7 @@ def stream(events: Iterable[WireEvent]) -> Iterator[Frame]:
             yield _last(event, start, done, signed)
             return
         elif isinstance(event, Error):
-            yield Frame(gemini_error(event.status, event.message), at_ms=at)
+            yield gemini_error(event.status, event.message), None, at
             return
     yield _last(Finish(at_ms=0), start, done, signed)
 
@@ -209,15 +209,15 @@ def _finished_call(call_id: str, calls: Mapping[str, tuple[str, str, list[str]]]
 
 
 def _last(finish: Finish, start: MessageStart, calls: list[dict[str, Any]],
-          signed: _Signed) -> Frame:
+          signed: _Signed) -> RawFrame:
     usage = finish.usage
     if usage.input_tokens == 0 and start.input_tokens:
         usage = Usage(start.input_tokens, usage.output_tokens, usage.cached_input_tokens,
                       usage.reasoning_tokens)
     reason = finish.reason or ("tool_calls" if calls else "stop")
     parts = calls or [signed.sign({"text": ""})]
-    return Frame(_response(parts, usage_body(usage), start.model, start.id,
-                           FINISH_REASONS[reason]), at_ms=finish.at_ms)
+    return (_response(parts, usage_body(usage), start.model, start.id, FINISH_REASONS[reason]),
+            None, finish.at_ms)
 
 
 def turn_body(turn: Turn) -> dict[str, Any]:
@@ -248,8 +248,9 @@ class JsonArray:
     def __init__(self) -> None:
         self.lead = b"["
 
-    def piece(self, frame: Frame) -> bytes:
-        data = frame.data.encode() if isinstance(frame.data, str) else dump_bytes(frame.data)
+    def piece(self, frame: RawFrame) -> bytes:
+        body = frame[0]
+        data = body.encode() if isinstance(body, str) else dump_bytes(body)
         piece, self.lead = self.lead + data, b",\r\n"
         return piece
 
@@ -257,11 +258,11 @@ class JsonArray:
         return b"[]" if self.lead == b"[" else b"]"
 
 
-def array_pieces(frames: Iterable[Frame]) -> Iterator[tuple[int, bytes]]:
+def array_pieces(frames: Iterable[RawFrame]) -> Iterator[tuple[int, bytes]]:
     """``(at_ms, bytes)`` of each piece of the JSON-array stream (``]`` with the last)."""
     array = JsonArray()
     at = 0
     for frame in frames:
-        at = frame.at_ms
+        at = frame[2]
         yield at, array.piece(frame)
     yield at, array.close()

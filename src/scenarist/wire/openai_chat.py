@@ -38,7 +38,7 @@ from scenarist.wire.events import (
     resolve_finish,
     split_start,
 )
-from scenarist.wire.sse import Frame
+from scenarist.wire.sse import Frame, RawFrame
 
 DONE = Frame("[DONE]")
 
@@ -60,18 +60,20 @@ def usage_body(usage: Usage) -> dict[str, Any]:
 
 
 def stream(events: Iterable[WireEvent], *, include_usage: bool = False, created: int = CREATED,
-           reasoning_field: str | None = None) -> Iterator[Frame]:
-    """The SSE frames of a streamed chat completion (lazy: one neutral event at a time)."""
+           reasoning_field: str | None = None) -> Iterator[RawFrame]:
+    """The SSE frames of a streamed chat completion (lazy: one neutral event at a time), as
+    :data:`~scenarist.wire.sse.RawFrame` tuples."""
     start, rest = split_start(events)
     head: dict[str, Any] = {"id": completion_id(start.id), "object": "chat.completion.chunk",
                             "created": created, "model": start.model, "system_fingerprint": None}
 
-    def chunk(delta: dict[str, Any], at_ms: int, finish: FinishReason | None = None) -> Frame:
+    def chunk(delta: dict[str, Any], at_ms: int, finish: FinishReason | None = None
+              ) -> RawFrame:
         body = dict(head)
         body["choices"] = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
         if include_usage:
             body["usage"] = None
-        return Frame(body, at_ms=at_ms)
+        return body, None, at_ms
 
     yield chunk({"role": "assistant", "content": "", "refusal": None}, start.at_ms)
     indexes: dict[str, int] = {}
@@ -104,8 +106,8 @@ def stream(events: Iterable[WireEvent], *, include_usage: bool = False, created:
             finish = event
             break
         elif isinstance(event, Error):
-            yield Frame(openai_error(event.status, event.message, event.type, event.code),
-                        at_ms=event.at_ms)
+            yield (openai_error(event.status, event.message, event.type, event.code), None,
+                   event.at_ms)
             return
     for call_id in sorted(open_custom, key=indexes.__getitem__):
         yield _arguments(chunk, indexes, call_id, CUSTOM_CLOSE, finish.at_ms)
@@ -118,15 +120,16 @@ def stream(events: Iterable[WireEvent], *, include_usage: bool = False, created:
         body = dict(head)
         body["choices"] = []
         body["usage"] = usage_body(usage)
-        yield Frame(body, at_ms=finish.at_ms)
-    yield Frame(DONE.data, at_ms=finish.at_ms)
+        yield body, None, finish.at_ms
+    yield DONE.data, None, finish.at_ms
 
 
-def _arguments(chunk: Any, indexes: dict[str, int], call_id: str, text: str, at_ms: int) -> Frame:
+def _arguments(chunk: Any, indexes: dict[str, int], call_id: str, text: str, at_ms: int
+               ) -> RawFrame:
     if call_id not in indexes:
         raise ValueError(f"tool call delta for unknown call id {call_id!r}: emit "
                          f"ToolCallStart(id={call_id!r}, name=...) before its deltas")
-    frame: Frame = chunk({"tool_calls": [{"index": indexes[call_id],
+    frame: RawFrame = chunk({"tool_calls": [{"index": indexes[call_id],
                                           "function": {"arguments": text}}]}, at_ms)
     return frame
 

@@ -41,7 +41,7 @@ from scenarist.wire.events import (
     fold,
     split_start,
 )
-from scenarist.wire.sse import Frame
+from scenarist.wire.sse import RawFrame
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 _PREFIX = {TextPart: "msg", ReasoningPart: "rs"}
@@ -170,18 +170,18 @@ class _Stream:
         self.calls: dict[str, tuple[int, ToolCallPart]] = {}
         self.closed_calls: set[str] = set()
 
-    def frame(self, type_: str, at_ms: int, **fields: Any) -> Frame:
+    def frame(self, type_: str, at_ms: int, **fields: Any) -> RawFrame:
         body = {"type": type_, **fields, "sequence_number": self.seq}
         self.seq += 1
-        return Frame(body, event=type_, at_ms=at_ms)
+        return body, type_, at_ms
 
-    def lifecycle(self, type_: str, at_ms: int, status: str | None = None) -> Frame:
+    def lifecycle(self, type_: str, at_ms: int, status: str | None = None) -> RawFrame:
         turn = self.builder.turn
         live = status == "in_progress"
         return self.frame(type_, at_ms, response=response_object(
             turn, created=self.created, status=status, output=not live, echo=self.echo))
 
-    def text_delta(self, event: TextDelta) -> Frame:
+    def text_delta(self, event: TextDelta) -> RawFrame:
         """The frame of a text delta while a text item is open: most of a streamed answer's
         frames (an agent's ~100-word answer is ~20), so it skips :meth:`feed`'s generator and
         :meth:`frame`'s keyword merge (measured: a Codex answer's frames took 56 µs, now 40),
@@ -191,12 +191,12 @@ class _Stream:
         self.open.text += event.text
         seq = self.seq
         self.seq = seq + 1
-        return Frame({"type": "response.output_text.delta", "item_id": self.open_iid,
-                      "output_index": self.open_index, "content_index": 0, "delta": event.text,
-                      "logprobs": [], "sequence_number": seq},
-                     "response.output_text.delta", event.at_ms)
+        return ({"type": "response.output_text.delta", "item_id": self.open_iid,
+                 "output_index": self.open_index, "content_index": 0, "delta": event.text,
+                 "logprobs": [], "sequence_number": seq},
+                "response.output_text.delta", event.at_ms)
 
-    def feed(self, event: WireEvent) -> Iterator[Frame]:
+    def feed(self, event: WireEvent) -> Iterator[RawFrame]:
         turn = self.builder.turn
         at = event.at_ms
         if isinstance(event, TextDelta):
@@ -258,7 +258,7 @@ class _Stream:
         assert self.open is not None
         return self.open_iid
 
-    def open_part(self, at: int, content_part: bool) -> Iterator[Frame]:
+    def open_part(self, at: int, content_part: bool) -> Iterator[RawFrame]:
         turn = self.builder.turn
         part = turn.parts[-1]
         assert isinstance(part, TextPart | ReasoningPart)
@@ -273,7 +273,7 @@ class _Stream:
             yield self.frame("response.reasoning_summary_part.added", at, item_id=self.open_id,
                              output_index=self.open_index, summary_index=0, part=_summary(""))
 
-    def close_open(self, at: int) -> Iterator[Frame]:
+    def close_open(self, at: int) -> Iterator[RawFrame]:
         part, index = self.open, self.open_index
         if part is None:
             return
@@ -292,7 +292,7 @@ class _Stream:
         yield self.frame("response.output_item.done", at, output_index=index,
                          item=item_body(self.rid, part, index))
 
-    def close_call(self, call_id: str, at: int) -> Iterator[Frame]:
+    def close_call(self, call_id: str, at: int) -> Iterator[RawFrame]:
         if call_id in self.closed_calls:
             return
         self.closed_calls.add(call_id)
@@ -309,16 +309,17 @@ class _Stream:
 
 
 def stream(events: Iterable[WireEvent], *, created: int = CREATED,
-           echo: Mapping[str, Any] | None = None) -> Iterator[Frame]:
-    """The SSE frames of a streamed response (lazy: one neutral event at a time); ``echo``:
-    see :func:`response_object`."""
+           echo: Mapping[str, Any] | None = None) -> Iterator[RawFrame]:
+    """The SSE frames of a streamed response (lazy: one neutral event at a time), as
+    :data:`~scenarist.wire.sse.RawFrame` tuples; ``echo``: see :func:`response_object`."""
     start, rest = split_start(events)
     state = _Stream(start, created, echo)
     created_frame = state.lifecycle("response.created", start.at_ms, "in_progress")
     yield created_frame
     # the same response object (nothing happened in between), built once
-    assert isinstance(created_frame.data, dict)
-    yield state.frame("response.in_progress", start.at_ms, response=created_frame.data["response"])
+    announced = created_frame[0]
+    assert isinstance(announced, dict)
+    yield state.frame("response.in_progress", start.at_ms, response=announced["response"])
     end_at = start.at_ms
     for event in rest:
         end_at = event.at_ms
