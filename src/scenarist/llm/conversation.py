@@ -499,7 +499,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     model = _str(_required(body, "model"), "model")
     raw_input = _required(body, "input")
     # the declared tuple itself unless the input adds tools: the same object on every request
-    # of an agent, so its names are made once (``_names``; ~1.5 µs a Codex request)
+    # of an agent, so its names are made once (``_names``: 1.3 µs for Codex's 13 tools)
     tools = _declared(body.get("tools"), "tools")
     prompts: list[str] = []
     marks: list[Mark] = []

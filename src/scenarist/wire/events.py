@@ -281,8 +281,8 @@ def fold(events: Iterable[WireEvent]) -> Turn:
     """The whole turn described by ``events``.
 
     A run of text deltas (most of an answer's events: a ~100-word text is ~36) is added as
-    one text, as the deltas one by one would add it: a non-streamed agent answer's fold went
-    from ~9 to ~3 µs."""
+    one text, as the deltas one by one would add it: folding a 41-event agent answer took
+    17 µs, 10 µs so (timed alone on the loaded shared machine)."""
     builder = TurnBuilder()
     run: list[str] = []
     for event in events:
