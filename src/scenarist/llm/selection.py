@@ -67,10 +67,10 @@ def match_score(prompt: str, candidate: str | None) -> float:
         return 0.0
     if b in a:
         return 1.0
-    if "<" in b:  # a recorded prompt: <UUID>, <TMP>, ... stand for what changes between runs
+    if "<" in b or "[redacted]" in b:  # a recorded prompt: <UUID>, <TMP>, a hook's <BUILD>
         from scenarist.record.normalise import stands_for  # loaded only for such prompts
 
-        if stands_for(b, a):
+        if stands_for(candidate or "", prompt):  # as written: a hook's placeholder is capitals
             return 1.0
     from rapidfuzz.distance import Levenshtein  # only here: an exact prompt needs no distance
 
