@@ -16,8 +16,8 @@ against ``scenarist llm`` playing hello-codex and must leave ``hello.py`` behind
 must exit 0. No command may print a traceback. In a ``console`` block the lines shown after a
 command are its output: each one without an ellipsis must appear in what it printed.
 
-A usage synopsis (``[--flag]`` notation) is not run: every flag it names must be in the
-command's ``--help``. The only blocks that do not run here are the test command itself and the
+A usage synopsis (``[--flag]`` notation, also in a ``text`` block) is not run: every flag it
+names must be in the command's ``--help``. The only blocks that do not run here are the test command itself and the
 client commands that need a scenario of their own: :data:`RUN_ELSEWHERE` names the test that
 runs each, and checks that it passes the flags the docs show.
 """
@@ -119,7 +119,9 @@ def read_blocks(page: Path) -> list[Block]:
             body = []
     if body and fence is None:
         blocks.append(Block(page, start, "", "\n".join(body).rstrip()))
-    return [b for b in blocks if b.lang in ("", "sh", "console")]
+    # a ``text`` block is prose, but a usage synopsis in one still names real flags
+    return [b for b in blocks if b.lang in ("", "sh", "console") or
+            (b.lang == "text" and is_synopsis(b))]
 
 
 def _without_comment(line: str) -> str:
