@@ -100,10 +100,19 @@ def _arg_schema(arg: Arg) -> Schema:
 def _tool_args(spec: ToolSpec) -> Schema:
     """``agentToolUse`` naming a known tool: its ``args`` are that tool's."""
     return {"if": {"properties": {"toolName": {"const": spec.name}}, "required": ["toolName"]},
-            "then": {"properties": {"args": {
-                "type": "object", "properties": {a.key: _arg_schema(a) for a in spec.args},
-                "required": [a.key for a in spec.required]}},
-                "required": ["args"] if spec.required else []}}
+            "then": {"properties": {"args": _ref(f"{spec.name}Args")},
+                     "required": ["args"] if spec.required else []}}
+
+
+def _tool_definitions() -> Schema:
+    """Each tool's arguments (``<tool>Args``), and the fields every tool call has
+    (``toolCall``): defined once, used by the tool's event and by ``agentToolUse``."""
+    out: Schema = {"toolCall": {"type": "object", "properties": _tool_use_fields()}}
+    for spec in map(tool_spec, TOOLS.values()):
+        out[f"{spec.name}Args"] = {
+            "type": "object", "properties": {a.key: _arg_schema(a) for a in spec.args},
+            "required": [a.key for a in spec.required]}
+    return out
 
 
 def _tool_use_fields() -> Schema:
@@ -196,9 +205,9 @@ def _timeline_item() -> Schema:
     llm = {"anyOf": [{"type": "array", "items": {"allOf": [element, no_tool, one_element]},
                       "contains": has_step},
                      {"allOf": [element, no_tool, has_step]}]}
-    tool_use = {"type": "object", "properties": {"toolName": _NONEMPTY, "args": {"type": "object"},
-                                                 **_tool_use_fields()}, "required": ["toolName"],
-                "allOf": [_tool_args(spec) for spec in map(tool_spec, TOOLS.values())]}
+    tool_use = {"type": "object", "properties": {"toolName": _NONEMPTY, "args": {"type": "object"}},
+                "required": ["toolName"], "allOf": [
+                    _ref("toolCall"), *(_tool_args(spec) for spec in map(tool_spec, TOOLS.values()))]}
     plan = {"type": "object", "properties": {"entries": _ref("planEntries"),
                                              "planUpdate": {"type": "boolean"}},
             "required": ["entries"]}
@@ -300,10 +309,8 @@ def _timeline_item() -> Schema:
     ]
     for tool in TOOLS.values():
         spec = tool_spec(tool)
-        props: Schema = {a.key: _arg_schema(a) for a in spec.args}
-        props.update(_tool_use_fields())
-        fields: Schema = {"type": "object", "properties": props,
-                          "required": [a.key for a in spec.required]}
+        fields: Schema = {"type": "object",
+                          "allOf": [_ref(f"{spec.name}Args"), _ref("toolCall")]}
         # a bare string is the one required argument (of a tool that has exactly one)
         shapes = [fields] if len(spec.required) != 1 else \
             [{"allOf": [_STR, _arg_schema(spec.required[0])]}, fields]
@@ -393,6 +400,7 @@ def scenario_schema() -> Schema:
         "timelineRules": _rules({"anyOf": [
             {"type": "array", "items": _ref("timelineItem")}, _ref("timelineItem")]}),
         "timelineItem": _timeline_item(),
+        **_tool_definitions(),
         "fault": _fault_schema(),
     }
     pairs = {"anyOf": [{"type": "object"}, {"type": "array", "items": {
