@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from scenario_mutants import _paths, _replace
-from scenario_testutil import EXAMPLES, REPO
+from scenario_testutil import EXAMPLES, REPO, one_error, timeline
 from schema_agreement import Verdicts, verdicts
 
 from scenarist.scenario.source import parse_yaml
@@ -194,3 +194,14 @@ def test_one_value_mutants_of_the_examples_get_one_verdict() -> None:
         if not found.agree:
             disagree.append((path.name, where, found))
     assert not disagree, disagree[:5]
+
+
+def test_a_bare_string_step_is_a_located_error_with_the_pair_as_its_fix() -> None:
+    issue = one_error(timeline("""\
+        - userInputs: [[0, hi]]
+        - llmResponse:
+            - assistant:
+                - "Hello there"
+        """), "expected a step")
+    assert (issue.line, issue.col, issue.path) == (6, 13, "timeline[1].llmResponse[0].assistant[0]")
+    assert "[0, 'Hello there']" in issue.hint
