@@ -70,7 +70,7 @@ def match_score(prompt: str, candidate: str | None) -> float:
     if "<" in b or "[redacted]" in b:  # a recorded prompt: <UUID>, <TMP>, a hook's <BUILD>
         from scenarist.record.normalise import stands_for  # loaded only for such prompts
 
-        if stands_for(candidate or "", prompt):  # as written: a hook's placeholder is capitals
+        if stands_for((candidate or "").strip(), prompt):  # as written: a hook's is capitals
             return 1.0
     from rapidfuzz.distance import Levenshtein  # only here: an exact prompt needs no distance
 
