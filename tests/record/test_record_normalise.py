@@ -17,7 +17,9 @@ import openai
 import pytest
 from recordkit import KEY, recorded
 
+from scenarist.llm.divergence import result_matches
 from scenarist.llm.process import run_server
+from scenarist.llm.selection import is_match
 
 FIRST, LATER = "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39", "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d"
 UPSTREAM = f"""\
@@ -87,3 +89,12 @@ def test_a_hook_that_cannot_be_loaded_is_a_usage_error(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done
     assert "--normalise" in done.stderr and "no_such_module_here" in done.stderr
+
+
+def test_a_hooks_placeholder_or_a_mask_stands_for_text_on_its_line() -> None:
+    assert is_match(f"Review commit {LATER} from runner us-2",
+                    "Review commit <SHA> from runner [REDACTED]")
+    assert result_matches("build <BUILD> passed", "ok\nbuild 9977 passed\n")
+    assert not result_matches("build <BUILD> passed", "build 99\n77 passed")  # within a line
+    assert not result_matches("build <BUILD> passed", "build 9977 failed")
+    assert not result_matches("<div>hello</div>", "<span>hello</span>")  # not capitals: text
