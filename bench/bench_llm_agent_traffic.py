@@ -16,7 +16,12 @@ system prompt, a dozen tool schemas and a history that is new each time. The wor
 Servers side by side: aimock (npm, bench/llm; the same answers through its fixtures),
 ``scenarist llm`` (default, and ``--no-memo``) and the floor (a minimal Starlette + uvicorn app
 that parses the same bodies with orjson and answers canned bytes, one ASGI message per SSE
-event). Every server answers every request kind before the rounds and a sample (1 in 40) of
+event); beside it ``bare``, the HTTP layer alone: the same uvicorn configuration as
+``scenarist llm`` (httptools, uvloop) and an ASGI app that reads the body, picks the canned
+answer by a byte search (no JSON parse) and sends it as one body message, as scenarist sends
+a stream that is all due at once. Its CPU per answer is what uvicorn, the loop and the socket
+writes cost on this traffic, the most a faster HTTP server could save. Every server answers
+every request kind before the rounds and a sample (1 in 40) of
 the answers under load; each answer is parsed and checked (text, tool name, command).
 
 The servers run on CPU 0 and the load generator (a raw-socket asyncio client on uvloop) on
@@ -259,10 +264,28 @@ def aimock_fixtures() -> dict[str, Any]:
     return {"fixtures": fixtures}
 
 
-FLOOR = """
+#: what the floor and the bare server share: the canned answers, reading a body, serving
+PEER_HEAD = """
 import sys, orjson, uvicorn
 from pathlib import Path
 CANNED = {p.name: p.read_bytes() for p in Path(sys.argv[2]).iterdir()}
+async def read_body(receive):
+    chunks = []
+    more = True
+    while more:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+"""
+PEER_RUN = """
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+            access_log=False, lifespan="off", http="httptools", loop="uvloop")
+"""
+
+FLOOR = (
+    PEER_HEAD
+    + """
 def events(raw):
     return [e + b"\\n\\n" for e in raw.split(b"\\n\\n") if e]
 STREAMS = {k: events(v) for k, v in CANNED.items() if k.endswith("-stream")}
@@ -274,13 +297,7 @@ def turn_of(body):
 async def app(scope, receive, send):
     if scope["type"] != "http":
         return
-    chunks = []
-    more = True
-    while more:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        more = message.get("more_body", False)
-    body = orjson.loads(b"".join(chunks))
+    body = orjson.loads(await read_body(receive))
     api = "messages" if scope["path"].startswith("/v1/messages") else "responses"
     name = f"{api}-{turn_of(body)}-{'stream' if body.get('stream') else 'json'}"
     if name.endswith("-stream"):
@@ -295,9 +312,31 @@ async def app(scope, receive, send):
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(data)).encode())]})
         await send({"type": "http.response.body", "body": data})
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
-            access_log=False, lifespan="off", http="httptools", loop="uvloop")
 """
+    + PEER_RUN
+)
+
+BARE = (
+    PEER_HEAD
+    + """
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    body = await read_body(receive)
+    api = "messages" if scope["path"].startswith("/v1/messages") else "responses"
+    turn = 2 if b'"tool_result"' in body or b'"function_call_output"' in body else 1
+    stream = b'"stream":true' in body
+    data = CANNED[f"{api}-{turn}-{'stream' if stream else 'json'}"]
+    headers = [(b"content-type", b"text/event-stream" if stream else b"application/json")]
+    if not stream:
+        headers.append((b"content-length", str(len(data)).encode()))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": data, "more_body": stream})
+    if stream:
+        await send({"type": "http.response.body", "body": b""})
+"""
+    + PEER_RUN
+)
 
 
 # --- the client ------------------------------------------------------------------------
@@ -599,7 +638,7 @@ def capture_floor(work: Path, port: int, streamed: list[Request], plain: list[Re
 def report(
     results: dict[str, dict[str, list[LoadResult]]], rss: dict[str, float], sizes: str
 ) -> None:
-    names = ["aimock", "default", "no-memo", "floor"]
+    names = ["aimock", "default", "no-memo", "floor", "bare"]
     extra = [n for n in ("base", "base-no-memo") if n in rss]
     print(
         f"\nmedians of the rounds ({sizes}); server on CPU {SERVER_CPU}, client on CPU {CLIENT_CPU}"
@@ -657,7 +696,7 @@ def main() -> int:
     ap.add_argument(
         "--inflate", type=int, default=200, help="characters per elided string (0: as captured)"
     )
-    ap.add_argument("--only", help="comma-separated servers (aimock,default,no-memo,floor)")
+    ap.add_argument("--only", help="comma-separated servers (aimock,default,no-memo,floor,bare)")
     ap.add_argument(
         "--base", type=Path, help="also run another source tree (e.g. a worktree of HEAD~1)"
     )
@@ -688,9 +727,10 @@ def main() -> int:
         scenario.write_text(SCENARIO)
         (work / "aimock.json").write_text(json.dumps(aimock_fixtures()))
         (work / "floor.py").write_text(FLOOR)
+        (work / "bare.py").write_text(BARE)
         with run_server(scenario) as server:
             capture_floor(work, server.port, streamed, plain)
-        ports = {"aimock": free_port(), "floor": free_port()}
+        ports = {"aimock": free_port(), "floor": free_port(), "bare": free_port()}
         servers: dict[str, Callable[[], AbstractContextManager[tuple[int, int]]]] = {
             "aimock": lambda: pid_peer(
                 aimock_argv(ports["aimock"], work / "aimock.json", "--chunk-size", "16"),
@@ -701,6 +741,10 @@ def main() -> int:
             "floor": lambda: pid_peer(
                 [PY, str(work / "floor.py"), str(ports["floor"]), str(work / "canned")],
                 ports["floor"],
+            ),
+            "bare": lambda: pid_peer(
+                [PY, str(work / "bare.py"), str(ports["bare"]), str(work / "canned")],
+                ports["bare"],
             ),
         }
         if args.base is not None:

@@ -16,8 +16,9 @@ against ``scenarist llm`` playing hello-codex and must leave ``hello.py`` behind
 must exit 0. No command may print a traceback. In a ``console`` block the lines shown after a
 command are its output: each one without an ellipsis must appear in what it printed.
 
-A usage synopsis (``[--flag]`` notation) is not run: every flag it names must be in the
-command's ``--help``. The only blocks that do not run here are the test command itself and the
+A usage synopsis (``[--flag]`` notation, also in a ``text`` block) is not run: every flag it
+names must be in the command's ``--help``; so must every flag of a command shown inline in
+prose (`` `scenarist run --junit FILE` ``), whose placeholders keep it from running as is. The only blocks that do not run here are the test command itself and the
 client commands that need a scenario of their own: :data:`RUN_ELSEWHERE` names the test that
 runs each, and checks that it passes the flags the docs show.
 """
@@ -119,7 +120,9 @@ def read_blocks(page: Path) -> list[Block]:
             body = []
     if body and fence is None:
         blocks.append(Block(page, start, "", "\n".join(body).rstrip()))
-    return [b for b in blocks if b.lang in ("", "sh", "console")]
+    # a ``text`` block is prose, but a usage synopsis in one still names real flags
+    return [b for b in blocks if b.lang in ("", "sh", "console") or
+            (b.lang == "text" and is_synopsis(b))]
 
 
 def _without_comment(line: str) -> str:
@@ -415,18 +418,56 @@ def test_a_command_block_runs_as_written(block: Block, runner: Runner) -> None:
     play(block, runner)
 
 
+def _help(argv: list[str]) -> str:
+    """What ``argv --help`` prints (it must exit 0)."""
+    done = subprocess.run([*argv, "--help"], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+                               f"{os.environ['PATH']}"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _flags(command: str) -> set[str]:
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", command)) - {"--help"}
+
+
 @pytest.mark.parametrize("block", [pytest.param(b, id=_block_id(b)) for b in SYNOPSES])
 def test_a_synopsis_names_only_real_flags(block: Block) -> None:
     command = steps_of(block)[0].command
     words = command.split()
     argv = words[:2] if words[0] == "scenarist" else words[:1]
-    done = subprocess.run([*argv, "--help"], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
-                               f"{os.environ['PATH']}"}, timeout=60)
-    assert done.returncode == 0, done.stderr
-    flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", command)) - {"--help"}
-    missing = sorted(f for f in flags if f not in done.stdout)
+    shown = _help(argv)
+    missing = sorted(f for f in _flags(command) if f not in shown)
     assert not missing, f"{block.where}: {' '.join(argv)} --help does not list {missing}"
+
+
+def inline_commands() -> dict[str, list[tuple[str, str]]]:
+    """The commands shown inline in prose (`` `scenarist run --junit FILE` ``), by the
+    command they run (``scenarist run``, ``fake-codex``): (where, text) each."""
+    subcommands = set(re.findall(r"^  ([a-z][\w-]*) ", _help(["scenarist"]), re.MULTILINE))
+    found: dict[str, list[tuple[str, str]]] = {}
+    for page in PAGES:
+        prose = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for span in re.findall(r"`((?:[A-Z_]+=\S+ )*(?:scenarist|fake-codex) [^`]+)`", prose):
+            words = [w for w in span.split() if not re.fullmatch(r"[A-Z_]+=\S+", w)]
+            if words[0] == "scenarist" and words[1] not in subcommands:
+                if not words[1].startswith("-"):
+                    continue  # prose about scenarist ("scenarist line N of FILE"), not a command
+                words = words[:1]
+            found.setdefault(" ".join(words[:2] if words[0] == "scenarist" else words[:1]),
+                             []).append((page.name, span))
+    return found
+
+
+INLINE = inline_commands()
+
+
+@pytest.mark.parametrize("command", sorted(INLINE))
+def test_an_inline_command_names_only_real_flags(command: str) -> None:
+    shown = _help(command.split())
+    wrong = [(where, span, sorted(f for f in _flags(span) if f not in shown))
+             for where, span in INLINE[command]]
+    assert not [w for w in wrong if w[2]], [w for w in wrong if w[2]]
 
 
 @pytest.mark.parametrize("block", [pytest.param(b, id=_block_id(b)) for b in ELSEWHERE])

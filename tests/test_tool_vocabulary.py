@@ -99,9 +99,12 @@ def test_schema_describes_it(frobnicate: type[Frobnicate]) -> None:
     assert problems({"frobnicate": "w"}) == []
     assert problems({"frobnicate": {"target": "w", "times": "many"}})
     assert problems({"frobnicate": {"times": 2}})
-    event = next(e for e in scenario_schema()["definitions"]["timelineItem"]["anyOf"]
+    definitions = scenario_schema()["definitions"]
+    event = next(e for e in definitions["timelineItem"]["anyOf"]
                  if "frobnicate" in e.get("properties", {}))
-    assert event["properties"]["frobnicate"]["anyOf"][1]["required"] == ["target"]
+    assert {"$ref": "#/definitions/frobnicateArgs"} in \
+        event["properties"]["frobnicate"]["anyOf"][1]["allOf"]
+    assert definitions["frobnicateArgs"]["required"] == ["target"]
 
 
 @pytest.mark.parametrize("profile", ["claude", "codex", "openai"])

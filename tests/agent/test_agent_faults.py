@@ -26,15 +26,15 @@ timeline:
       - relativeTime: 0
         input: "go"
   - llmResponse:
-      - assistant: ["Working on it"]
+      - assistant: [[0, "Working on it"]]
 {fault}
-      - assistant: ["...and done."]
+      - assistant: [[0, "...and done."]]
   - runCmd:
       cmd: "echo hi"
       result: "hi"
 {event}
   - llmResponse:
-      - assistant: ["Finished."]
+      - assistant: [[0, "Finished."]]
 """
 
 

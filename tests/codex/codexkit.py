@@ -122,16 +122,16 @@ timeline:
       - relativeTime: 0
         input: "go"
   - llmResponse:
-      - think: ["Thinking it over"]
-      - assistant: ["Working on it"]
+      - think: [[0, "Thinking it over"]]
+      - assistant: [[0, "Working on it"]]
 {fault}
-      - assistant: ["...and done."]
+      - assistant: [[0, "...and done."]]
   - runCmd:
       cmd: "echo a.txt"
       result: "a.txt"
 {event}
   - llmResponse:
-      - assistant: ["Finished."]
+      - assistant: [[0, "Finished."]]
 """
 
 

@@ -30,9 +30,9 @@ timeline:
       - relativeTime: 0
         input: "go"
   - llmResponse:
-      - assistant: ["{LONG}"]
+      - assistant: [[0, "{LONG}"]]
       - fault: {{fault}}
-      - assistant: ["...and done."]
+      - assistant: [[0, "...and done."]]
 """
 
 

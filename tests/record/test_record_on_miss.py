@@ -65,13 +65,13 @@ timeline:
   - userInputs:
       - [0, "Which branch is the release on?"]
   - llmResponse:
-      - assistant: ["The release is on branch stable."]
+      - assistant: [[0, "The release is on branch stable."]]
 """
 BOTH_TURNS = TURN_ONE.replace("first-turn", "both-turns") + """\
   - userInputs:
       - [0, "And who cut it?"]
   - llmResponse:
-      - assistant: ["Maria cut it on Monday."]
+      - assistant: [[0, "Maria cut it on Monday."]]
 """
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from schema_agreement import verdicts
 
 from scenarist.scenario import (
     AgentToolUse,
@@ -22,6 +23,7 @@ from scenarist.scenario import (
 )
 from scenarist.scenario.schema import scenario_schema
 from scenarist.scenario.select import ScenarioIndex
+from scenarist.scenario.source import parse_yaml
 
 MUST_LOAD = ["simulation_smoke", "long_running_demo", "timing_test_scenario", "prompt_turn_basic",
              "acp_round_trip", "acp_realistic_session", "acp_loadsession_meta"]
@@ -69,6 +71,16 @@ def test_reference_scenarios_validate_against_the_schema(reference: Path) -> Non
         path = reference / f"{name}.yaml"
         problems = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
         assert not problems, (path.name, problems[:3])
+
+
+def test_every_reference_scenario_gets_one_verdict(reference: Path) -> None:
+    """The schema and the loader agree on each reference file (schema_agreement.py)."""
+    found = {}
+    for path in sorted(reference.glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        found[path.name] = verdicts(parse_yaml(text, str(path)).root, text, path)
+    assert len(found) >= 8 and "rejected" in {v.loader for v in found.values()}
+    assert all(v.agree for v in found.values()), {n: v for n, v in found.items() if not v.agree}
 
 
 def test_reference_scenarios_select_by_their_effective_initial_prompt(reference: Path) -> None:

@@ -61,7 +61,7 @@ def test_a_fault_first_or_last_in_its_response(where: str, at: int, time: int) -
 
 def test_the_mapping_form_places_the_fault_by_key_order() -> None:
     scenario = load(timeline("""\
-        - llmResponse: {think: [[10, "hm"]], fault: {kind: stall, ms: 200}, assistant: ["x"]}
+        - llmResponse: {think: [[10, "hm"]], fault: {kind: stall, ms: 200}, assistant: [[0, "x"]]}
         """), strict=True)
     response = scenario.timeline[0]
     assert isinstance(response, LlmResponse) and response.fault is not None
@@ -135,7 +135,7 @@ def test_two_faults_in_one_response_is_an_error_at_the_second() -> None:
     issue = one_error(timeline("""\
         - llmResponse:
             - fault: {kind: disconnect}
-            - assistant: ["x"]
+            - assistant: [[0, "x"]]
             - fault: {kind: truncate}
         """), "at most one fault")
     assert (issue.line, issue.path) == (6, "timeline[0].llmResponse[2].fault")

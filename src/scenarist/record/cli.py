@@ -1,7 +1,7 @@
 """``scenarist record``: a proxy in front of a real model API that writes what it sees as scenarios.
 
     scenarist record --upstream URL --out DIR [--host 127.0.0.1] [--port 18081] [--name NAME]
-                     [--redact REGEX ...]
+                     [--redact REGEX ...] [--normalise MODULE:FUNCTION ...]
 
 Prints ``listening on http://HOST:PORT`` (flushed) once the socket accepts connections;
 ``--port 0`` picks a free port. Ctrl-C or SIGTERM stops it (exit 0); a bad flag or an output
@@ -38,6 +38,11 @@ def add_recording(p: Parser, *, required: bool) -> None:
                    "prompt)")
     p.add_argument("--redact", action="append", default=[], metavar="REGEX",
                    help="mask what this pattern matches in every recorded text (repeatable)")
+    p.add_argument("--normalise", "--normalize", dest="hooks", action="append", default=[],
+                   metavar="MODULE:FUNCTION",
+                   help="a str -> str function applied to recorded texts after the built-in "
+                   "normalisers (repeatable); a <PLACEHOLDER> it writes matches any text on "
+                   "replay")
 
 
 def parser() -> Parser:
@@ -60,6 +65,13 @@ def recording_problem(args: argparse.Namespace) -> str | None:
             re.compile(pattern)
         except re.error as exc:
             return f"--redact {pattern!r}: not a regular expression: {exc}"
+    from scenarist.record.normalise import HookError, load_hook
+
+    for hook in args.hooks:
+        try:
+            load_hook(hook)
+        except HookError as exc:
+            return f"--normalise: {exc}"
     out: Path = args.out
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -100,8 +112,13 @@ def _start(args: argparse.Namespace) -> int:
 
 def recorder_of(args: argparse.Namespace) -> Recorder:
     """The recorder the flags describe (checked by :func:`recording_problem` first)."""
+    from functools import partial
+
+    from scenarist.record.normalise import normaliser
     from scenarist.record.recorder import Recorder
     from scenarist.record.redact import Masker
     from scenarist.record.scenario_of import render
 
-    return Recorder(args.out, render, Masker.of(args.redact), args.name)
+    hooks = tuple(args.hooks)
+    return Recorder(args.out, partial(render, hooks=hooks), Masker.of(args.redact), args.name,
+                    normaliser(None, hooks))

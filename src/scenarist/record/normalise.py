@@ -43,7 +43,13 @@ _STOOD_FOR = {
     "<timestamp>": TIMESTAMP_RE.pattern,
     "<date>": DATE_RE.pattern,
 }
-_PLACEHOLDER_RE = re.compile("(" + "|".join(map(re.escape, _STOOD_FOR)) + ")", re.IGNORECASE)
+#: what a placeholder of the user's own (a ``--normalise`` hook's ``<BUILD_ID>``: capitals,
+#: digits, ``_``) or a mask (``--redact``, a secret) stood for: some text, within one line
+_ANY_TEXT = r"[^\n]+?"
+_USER_PLACEHOLDER = r"<[A-Z][A-Z0-9_]*>"
+_PLACEHOLDER_RE = re.compile(
+    "((?i:" + "|".join(map(re.escape, _STOOD_FOR)) + ")|" + _USER_PLACEHOLDER + "|"
+    + re.escape(MASK) + ")")
 _SPACE_RE = re.compile(r"\s+")
 
 _SECRETS = (
@@ -100,12 +106,15 @@ def recorded_pattern(text: str) -> re.Pattern[str] | None:
     """What a recorded ``text`` with placeholders stood for, as a pattern that finds it in
     live text (None when it has no placeholder): its literal parts as written (any run of
     whitespace as any other, case ignored), each placeholder as what it replaced. A replay
-    matches prompts and tool results with it, so ``<TMP>/x`` matches ``/tmp/abc/x``."""
+    matches prompts and tool results with it, so ``<TMP>/x`` matches ``/tmp/abc/x``, and what
+    a user's hook or ``--redact`` replaced (``<BUILD_ID>``, ``[REDACTED]``) matches any text
+    on its line: the rules that normalised a recording travel with it, as its placeholders."""
     parts = _PLACEHOLDER_RE.split(text)
     if len(parts) == 1:
         return None
     pattern = "".join(
-        _STOOD_FOR[part.lower()] if i % 2 else r"\s+".join(map(re.escape, _SPACE_RE.split(part)))
+        _STOOD_FOR.get(part.lower(), _ANY_TEXT) if i % 2
+        else r"\s+".join(map(re.escape, _SPACE_RE.split(part)))
         for i, part in enumerate(parts))
     return re.compile(pattern, re.IGNORECASE)
 

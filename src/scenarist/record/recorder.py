@@ -29,11 +29,15 @@ Render = Callable[[Chain, str, Masker], str]
 class Recorder:
     """Chains the exchanges of a session and keeps their scenario files written."""
 
-    def __init__(self, out: Path, render: Render, masker: Masker, name: str | None = None) -> None:
+    def __init__(self, out: Path, render: Render, masker: Masker, name: str | None = None,
+                 normalise: Callable[[str], str] | None = None) -> None:
         self.out = out
         self.render = render
         self.masker = masker
         self.name = name
+        #: what the render does to a prompt before writing it: a file is named after the
+        #: prompt as written (stable across runs, and no masked secret in a file name)
+        self.normalise = normalise
         self.chains: list[Chain] = []
         self._written: dict[int, Path] = {}  # id(chain) → the file written for it
         self._lock = threading.Lock()
@@ -73,18 +77,22 @@ class Recorder:
 
     def file_name(self, chain: Chain) -> str:
         """The chain's scenario name (module docstring)."""
-        base = slug(self.name or chain.test_id or chain.first.prompts[0])
+        base = slug(self.name or chain.test_id or self._as_written(chain.first.prompts[0]))
         starts: list[str] = []
         for other in self.chains:
             if is_side(other, self.chains):
                 continue
-            if slug(self.name or other.test_id or other.first.prompts[0]) != base:
+            first = self._as_written(other.first.prompts[0])
+            if slug(self.name or other.test_id or first) != base:
                 continue
-            first = other.first.prompts[0]
             if first not in starts:
                 starts.append(first)
-        index = starts.index(chain.first.prompts[0])
+        index = starts.index(self._as_written(chain.first.prompts[0]))
         return base if index == 0 else f"{base}-{index + 1}"
+
+    def _as_written(self, prompt: str) -> str:
+        """``prompt`` as the scenario file holds it (normalised, masked)."""
+        return self.masker.text(prompt if self.normalise is None else self.normalise(prompt))
 
 
 def slug(text: str, limit: int = 60) -> str:

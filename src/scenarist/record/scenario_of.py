@@ -7,7 +7,7 @@ tool tables make every scenario. Everything written is masked by the writer with
 session's :class:`~.redact.Masker` (the client's credentials, key shapes, ``--redact``), ids
 are left out (the upstream's call ids
 mean nothing to a replay), and the built-in normalisers make the workspace path, temporary
-folders, UUIDs and dates stable (:mod:`.normalise`).
+folders, UUIDs and dates stable (:mod:`.normalise`), then the user's ``--normalise`` hooks.
 """
 
 from __future__ import annotations
@@ -36,12 +36,14 @@ _CLAUDE_TOOLS = frozenset({"Bash", "Write", "Edit", "Read"})
 _CODEX_TOOLS = frozenset({"exec_command", "apply_patch", "shell", "exec"})
 
 
-def render(chain: Chain, name: str, masker: Masker) -> str:
-    """The scenario YAML of ``chain``, named ``name``."""
+def render(chain: Chain, name: str, masker: Masker, hooks: tuple[str, ...] = ()) -> str:
+    """The scenario YAML of ``chain``, named ``name``; ``hooks`` (``--normalise``) normalise
+    after the built-in normalisers."""
     from scenarist.record.writer import write_scenario
 
     transcript = transcript_of(chain, name)
-    return write_scenario(transcript, normalise=normaliser(transcript.cwd), header=HEADER,
+    header = HEADER if not hooks else f"{HEADER} Normalised with --normalise {' '.join(hooks)}."
+    return write_scenario(transcript, normalise=normaliser(transcript.cwd, hooks), header=header,
                           mask=masker.text)
 
 

@@ -141,7 +141,7 @@ def _options(report: Report, d: dict[Any, Any], path: str) -> tuple[PermissionOp
         oid = report.string(o, "id" if "id" in o else "optionId", op, required=True, nonempty=True)
         label = report.string(o, "label" if "label" in o else "name", op) or oid or ""
         kind = report.choice(o, "kind", op, PERMISSION_KINDS)
-        if kind is None and "kind" not in o:
+        if kind is None and o.get("kind") is None:  # left out, or null (the same)
             report.error(o, MISSING, op, "a permission option needs 'kind'",
                          f"kind: one of {', '.join(PERMISSION_KINDS)}")
         options.append(PermissionOption(oid or "", label, kind or "allow_once"))  # type: ignore[arg-type]
@@ -185,7 +185,7 @@ def _written_decision(report: Report, d: dict[Any, Any], path: str,
     report.unknown_keys(dec, ("outcome", "optionId", "_meta"), dpath)
     outcome = report.choice(dec, "outcome", dpath, ("selected", "cancelled"))
     option_id = report.string(dec, "optionId", dpath)
-    if outcome is None and "outcome" not in dec:
+    if outcome is None and dec.get("outcome") is None:  # left out, or null (the same)
         report.error(dec, MISSING, dpath, "a decision needs 'outcome'",
                      "outcome: selected (with optionId) or cancelled")
     elif outcome == "selected":

@@ -93,8 +93,7 @@ def read_step(report: Report, steps: list[Any], i: int, path: str,
                          f"write {{relativeTime: 500, {text_keys[0]}: '...'}}")
             return None
         return delay, s, vkey, report.meta(s, spath)
-    if isinstance(s, str):
-        return 0, steps, i, None
+    example = f"[0, {s!r}]" if isinstance(s, str) else "[500, 'text']"
     report.wrong_type(steps, i, path, "a step: [milliseconds, content] or "
-                      f"{{relativeTime: ms, {text_keys[0]}: ...}}", "[500, 'text']")
+                      f"{{relativeTime: ms, {text_keys[0]}: ...}}", example)
     return None

@@ -105,7 +105,8 @@ def _or(kinds: tuple[str, ...]) -> str:
 
 
 def _status(report: Report, d: dict[Any, Any], path: str) -> int:
-    status = report.integer(d, "statusCode", path, 503, minimum=None) or 503
+    status = report.integer(d, "statusCode", path, minimum=None)
+    status = 503 if status is None else status  # 0 is no HTTP status: reported below
     if not 400 <= status <= 599:
         report.error(d, "statusCode", join(path, "statusCode"),
                      f"statusCode {status} is not an HTTP error status",

@@ -116,7 +116,8 @@ def _llm_error(ctx: ItemContext, holder: dict[Any, Any], path: str) -> LlmError 
                             "retryAfterSeconds", "relativeTime", "_meta"), path)
     error_type = report.string(d, "errorType", path, required=True, example="rate_limit_exceeded")
     message = report.string(d, "message", path) or error_type or ""
-    status = report.integer(d, "statusCode", path, 400, minimum=None) or 400
+    status = report.integer(d, "statusCode", path, minimum=None)
+    status = 400 if status is None else status  # 0 is no HTTP status: reported below
     if not 400 <= status <= 599:
         report.error(d, "statusCode", join(path, "statusCode"),
                      f"statusCode {status} is not an HTTP error status",

@@ -169,7 +169,7 @@ def _tool_execution(ctx: ItemContext, ex: dict[Any, Any], path: str) -> ToolExec
         report.unknown_keys(ev, ("type", "timeMs", "content", "exitCode"), ipath)
         kind = report.choice(ev, "type", ipath, EXEC_TYPES)
         if kind is None:
-            if "type" not in ev:
+            if ev.get("type") is None:  # left out, or null (the same)
                 report.error(ev, MISSING, ipath, "a toolExecution event needs 'type'",
                              "type: stdout | stderr | progress | completion")
             continue
