@@ -133,7 +133,9 @@ def test_help_names_every_option() -> None:
 
 def test_shutdown_stops_a_daemon_an_agent_left(tmp_path: Path, daemons: Daemons) -> None:
     config = tmp_path / "hub.toml"
-    argv = ["sh", "-c", f"{daemons.command}; echo ready; exec cat"]
+    # "ready" comes from a shell exec'd anew: the first one's command line names the daemon's
+    # marker, and until it became `cat` it was counted as a second daemon (seen in CI)
+    argv = ["sh", "-c", f"{daemons.command}; exec sh -c 'echo ready; exec cat'"]
     config.write_text(f"[agents.daemon]\nargv = {json.dumps(argv)}\n")
 
     with hub_process("--config", str(config)) as (proc, m):

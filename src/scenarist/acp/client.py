@@ -407,6 +407,7 @@ class _Run:
         self.refusals: list[str] = []
         self.progress = SessionProgress()
         self.ended_where: str | None = None  # where the session stood when stdout ended
+        self.output_done = asyncio.Event()  # the agent's stdout ended (read to its end)
         self.last_heard: float | None = None  # loop time of the agent's last line
 
     def observe(self, event: Any) -> None:
@@ -435,6 +436,7 @@ class _Run:
 
     def output_ended(self) -> None:
         self.ended_where = self.progress.where()
+        self.output_done.set()
 
     def waiting(self) -> str:
         """What the run waited for, for a timeout's report: the moment and the silence."""
@@ -502,12 +504,16 @@ class _Run:
         with contextlib.suppress(TimeoutError, OSError):
             async with asyncio.timeout(STOP_STEP_S):
                 await self.workspace.close()
+        if self.process is not None and self.tree is not None:
+            # before the connection closes: what the agent writes until it exits is still
+            # read (an update after the last answer is judged once the output has ended)
+            self.report.stopped += await end_agent(self.process, self.tree, grace)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.output_done.wait(), STOP_STEP_S)
         if self.conn is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(STOP_STEP_S):
                     await self.conn.close()
-        if self.process is not None and self.tree is not None:
-            self.report.stopped += await end_agent(self.process, self.tree, grace)
         if self.drain_task is not None:
             await asyncio.wait({self.drain_task}, timeout=STOP_STEP_S)
             self.drain_task.cancel()
@@ -539,9 +545,6 @@ class _Run:
         missing = self.client.permissions[self.client.asked:]
         problems += [f"{e.key_path}: the agent never asked for this permission" for e in missing]
         self.report.check("permission requests", problems)
-        late = self.progress.late_problems()
-        if late:  # said only when broken: a passing run's checks stay as they were
-            self.report.check("updates after the answer", late)
 
     def session_cwd(self) -> str:
         scenario = self.script.scenario
@@ -694,6 +697,9 @@ async def run_report(scenario: Scenario, options: AcpTestOptions) -> AcpTestRepo
             report.check("agent", [f"{type(exc).__name__}: {first}{exited}"])
         finally:
             await run.stop(grace)
+        late = run.progress.late_problems()  # after the output ended: the last one counts
+        if late:  # said only when broken: a passing run's checks stay as they were
+            report.check("updates after the answer", late)
         if run.refusals:
             shown = run.refusals[:10]
             more = len(run.refusals) - len(shown)
