@@ -15,7 +15,8 @@ from scenarist.scenario.model import FAULT_KINDS, Event, Fault, FaultEvent
 from scenarist.scenario.report import Report, join
 from scenarist.scenario.source import MISSING
 
-__all__ = ["HANDLERS", "KEYS", "SIGNALS", "read_fault"]
+__all__ = ["HANDLERS", "KEYS", "SIGNALS", "read_error_status", "read_fault",
+           "read_retry_after"]
 
 _ALL = FAULT_KINDS
 # before any byte, or (lateResponse) at the answer: no offset
@@ -81,13 +82,10 @@ def read_fault(report: Report, holder: Any, key: Any, path: str) -> Fault | None
     fault.then = report.choice(d, "then", fpath, ("continue", "close"),  # type: ignore[assignment]
                                "continue") or "continue"
     if kind == "httpStatus":
-        fault.status_code = _status(report, d, fpath)
+        fault.status_code = read_error_status(
+            report, d, fpath, 503, "use 400..599, e.g. 529 (overloaded), 503 or 500")
         fault.message = report.string(d, "message", fpath)
-        retry = report.number(d, "retryAfterSeconds", fpath)
-        if retry is not None and retry < 0:
-            report.error(d, "retryAfterSeconds", join(fpath, "retryAfterSeconds"),
-                         "retryAfterSeconds must be >= 0", "use e.g. 1")
-        fault.retry_after_seconds = retry
+        fault.retry_after_seconds = read_retry_after(report, d, fpath)
     if kind == "exit":
         _exit(report, d, fpath, fault)
     if kind == "stderr":
@@ -104,14 +102,25 @@ def _or(kinds: tuple[str, ...]) -> str:
     return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
 
 
-def _status(report: Report, d: dict[Any, Any], path: str) -> int:
+def read_retry_after(report: Report, d: dict[Any, Any], path: str) -> float | None:
+    """``d``'s ``retryAfterSeconds`` (None when absent); a negative one is a located error."""
+    retry = report.number(d, "retryAfterSeconds", path)
+    if retry is not None and retry < 0:
+        report.error(d, "retryAfterSeconds", join(path, "retryAfterSeconds"),
+                     "retryAfterSeconds must be >= 0", "use e.g. 1")
+    return retry
+
+
+def read_error_status(report: Report, d: dict[Any, Any], path: str, default: int,
+                      hint: str) -> int:
+    """``d``'s ``statusCode``: an HTTP error status (400..599), ``default`` when absent; any
+    other value is a located error (``hint`` says what to write) and reads as ``default``."""
     status = report.integer(d, "statusCode", path, minimum=None)
-    status = 503 if status is None else status  # 0 is no HTTP status: reported below
+    status = default if status is None else status  # 0 is no HTTP status: reported below
     if not 400 <= status <= 599:
         report.error(d, "statusCode", join(path, "statusCode"),
-                     f"statusCode {status} is not an HTTP error status",
-                     "use 400..599, e.g. 529 (overloaded), 503 or 500")
-        return 503
+                     f"statusCode {status} is not an HTTP error status", hint)
+        return default
     return status
 
 

@@ -11,7 +11,11 @@ from typing import Any
 
 from scenarist.scenario.content import parse_content
 from scenarist.scenario.events.context import Handler, ItemContext, read_step, read_time
-from scenarist.scenario.events.fault import read_fault
+from scenarist.scenario.events.fault import (
+    read_error_status,
+    read_fault,
+    read_retry_after,
+)
 from scenarist.scenario.model import Event, Fault, LlmError, LlmResponse, TextContent, TextStep
 from scenarist.scenario.report import join
 from scenarist.scenario.tools import TOOLS
@@ -116,16 +120,9 @@ def _llm_error(ctx: ItemContext, holder: dict[Any, Any], path: str) -> LlmError 
                             "retryAfterSeconds", "relativeTime", "_meta"), path)
     error_type = report.string(d, "errorType", path, required=True, example="rate_limit_exceeded")
     message = report.string(d, "message", path) or error_type or ""
-    status = report.integer(d, "statusCode", path, minimum=None)
-    status = 400 if status is None else status  # 0 is no HTTP status: reported below
-    if not 400 <= status <= 599:
-        report.error(d, "statusCode", join(path, "statusCode"),
-                     f"statusCode {status} is not an HTTP error status",
-                     "use 400..599, e.g. 429 for rate limits, 500 for server errors")
-    retry = report.number(d, "retryAfterSeconds", path)
-    if retry is not None and retry < 0:
-        report.error(d, "retryAfterSeconds", join(path, "retryAfterSeconds"),
-                     "retryAfterSeconds must be >= 0", "use e.g. 1")
+    status = read_error_status(report, d, path, 400,
+                               "use 400..599, e.g. 429 for rate limits, 500 for server errors")
+    retry = read_retry_after(report, d, path)
     delay = read_time(ctx.report, d, "relativeTime", path) if "relativeTime" in d else 0
     return LlmError(error_type or "", message, status, d.get("details"), retry, delay,
                     report.meta(d, path))
