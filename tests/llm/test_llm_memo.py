@@ -9,11 +9,12 @@ request-memo hit, and the same request with other padding bytes (a render-memo h
 four must equal the answer of a server without memos, and so must their journal entries.
 
 The render memo is only honest if
-its key covers everything that reaches the renderer and the encoders: scenario (not just
-its name), turn, API, stream flags, ``include_usage``, model, tool profile, declared tools,
-working directory, input size (usage), the thinking the request asks for and the ``created``
-second. Each variant below changes
-exactly one of them; a server with the memo must answer each exactly as one without it.
+its key (the answer's shape) covers everything that reaches the renderer and the encoders,
+and its templates are filled with the rest: scenario (not just its name), turn, API, stream
+flags, ``include_usage``, model, tool profile, declared tools, working directory, the thinking
+the request asks for; input size (usage) and the ``created`` second are filled in. Each
+variant below changes exactly one of them; a server with the memo must answer each exactly
+as one without it.
 (The declared tools are in the key too, though beyond the profile they only shape edits,
 which read files and are never memoised.)
 """
@@ -160,7 +161,8 @@ def test_memoised_answers_equal_fresh_ones_for_every_input(serve: Any) -> None:
         answers[name] = expected
     # each variant really changes the bytes, so a key missing any of them would be caught
     assert len(set(answers.values())) == len(VARIANTS)
-    assert len(memo.server.memo) == len(VARIANTS)
+    # the render memo keeps one template per shape: the input size is filled in, not a shape
+    assert len(memo.server.memo) == memo.server.memo.templates == len(VARIANTS) - 1
     assert len(memo.server.request_memo) == len(VARIANTS)  # "x" bodies ("y" came once)
     assert fresh.server.memo is None and fresh.server.request_memo is None
 

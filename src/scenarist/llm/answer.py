@@ -70,10 +70,11 @@ from scenarist.llm.position import (
     locate,
 )
 from scenarist.llm.profiles import Context, EditError
-from scenarist.llm.render import Rendered, estimate_tokens, render_turn, render_wait
+from scenarist.llm.render import Rendered, call_ids, estimate_tokens, render_turn, render_wait
 from scenarist.llm.request_body import BodyReader
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
+from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make
 from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_calls import tool_calls
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
@@ -230,13 +231,25 @@ class Rendering(NamedTuple):
         """What the request asks of the turn's thinking (:mod:`scenarist.llm.thinking`)."""
         return asked(self.api, self.conv)
 
-    def key(self) -> tuple[Any, ...]:
-        """The memo key: every input that reaches :func:`encode_turn`."""
-        c = self.conv
-        return (id(self.script), self.ref, self.api, self.profile, self.cwd, c.tools,
-                c.model, self.input_tokens, c.stream, c.include_usage, self.created,
-                self.thinking, c.previous, c.client, c.choice, c.extra.get("sse"),
-                c.extra.get("json_schema"))
+    def shape(self) -> tuple[Any, ...]:
+        """The template memo's key: every input that reaches :func:`encode_turn` but the
+        conversation (of the ref), ``created`` and ``input_tokens``, which an answer made from
+        a template is filled with (:mod:`scenarist.llm.template`)."""
+        c, ref = self.conv, self.ref
+        return (id(self.script), ref.scenario, ref.turn, ref.part, ref.one_call, ref.stored,
+                ref.model, self.api, self.profile, self.cwd, c.tools, c.model, c.stream,
+                c.include_usage, self.thinking, c.previous, c.client, c.choice,
+                c.extra.get("sse"), c.extra.get("json_schema"))
+
+    def fill(self, output_tokens: int, calls: int) -> Fill:
+        """The values this answer fills a template of its shape with."""
+        return Fill(encode_ref(self.ref), call_ids(self.api, self.ref, calls), self.created,
+                    self.input_tokens, output_tokens)
+
+    def with_sentinels(self, sentinels: Sentinels) -> "Rendering":
+        """This rendering with stand-in values for what fills a template."""
+        return self._replace(ref=self.ref._replace(conversation=sentinels.conversation),
+                             created=sentinels.created, input_tokens=sentinels.input_tokens)
 
 
 class _Rejected(WireError):
@@ -260,6 +273,11 @@ class _Rejected(WireError):
 
 def encode_turn(r: Rendering) -> Encoded:
     """Render ``r.turn`` in the agent's vocabulary and encode it for the API (pure)."""
+    return encode_rendered(r)[1]
+
+
+def encode_rendered(r: Rendering) -> tuple[Rendered, Encoded]:
+    """:func:`encode_turn`, with the rendered turn it encoded."""
     rendered = render_turn(r.turn, script=r.script, api=r.api, ctx=r.context(),
                            model=r.conv.model, input_tokens=r.input_tokens, ref=r.ref,
                            one_call=r.ref.one_call, thinking=r.thinking)
@@ -267,9 +285,9 @@ def encode_turn(r: Rendering) -> Encoded:
     if r.turn.fault is not None and r.conv.stream:  # only then: faults cost nothing unused
         from scenarist.llm.faults import strike_event
 
-        return with_frames(encoded, r.api, r.conv, rendered, r.created,
-                           strike_event(rendered.events, r.turn))
-    return encoded
+        return rendered, with_frames(encoded, r.api, r.conv, rendered, r.created,
+                                     strike_event(rendered.events, r.turn))
+    return rendered, encoded
 
 
 def with_frames(encoded: Encoded, api: Api, conv: Conversation, rendered: Rendered,
@@ -360,54 +378,121 @@ class SeenOnce:
 
 
 class Memo:
-    """:func:`encode_turn` with memory: a turn whose rendering reads no files is a pure
-    function of its :class:`Rendering` key (and the server's fixed options), so its encoded
-    answer is kept once the key comes a second time (:class:`SeenOnce`; up to ``limit``
-    answers, then the memo starts afresh). A test holds memoised and fresh answers equal byte
-    for byte across every input.
+    """:func:`encode_turn` with memory, made once per answer *shape* and filled per request.
 
-    On traffic that never repeats (agents: every conversation has its own ids, so its own
-    key) the memo rests: after ``miss_run`` keys in a row that came for the first time it
-    makes the next ``rest`` answers without a key, then looks again. The key and its hash
-    cost ~3 µs an answer (~2 % of an agent's streamed answer) for nothing there; resting,
-    the memo costs that on 1 answer in 17. A key that comes again ends the run, so
-    repeating traffic is memoised as before."""
+    A turn whose rendering reads no files is a pure function of its :class:`Rendering`; all of
+    it but the conversation's ids, ``created`` and ``input_tokens`` is the shape
+    (:meth:`Rendering.shape`), and those three reach the bytes only as the text of a
+    :class:`~scenarist.llm.template.Fill`. So the memo keeps each shape's answer as a template
+    (:mod:`scenarist.llm.template`, checked by construction when it is made: a shape that fails
+    the check is remembered as such and answered afresh every time) and fills it with each
+    request's values: agents' conversations, which never repeat a request, share it. The
+    template is made when a shape comes a second time (:class:`SeenOnce`: a shape seen once
+    costs a set insertion); up to ``limit`` shapes and ``byte_limit`` bytes, then the memo
+    starts afresh. The last answer filled from a template is kept with its values, so a
+    repeated request gets the same answer again without a fill. Tests hold memoised and fresh
+    answers equal byte for byte across every input (tests/llm/test_llm_memo.py,
+    test_llm_template.py)."""
 
-    def __init__(self, limit: int = MEMO_LIMIT, *, miss_run: int = 256,
-                 rest: int = 4096) -> None:
-        self.limit, self.miss_run, self.rest = limit, miss_run, rest
-        self._answers: dict[tuple[Any, ...], Encoded] = {}
+    def __init__(self, limit: int = MEMO_LIMIT, *, byte_limit: int = 16 * 1024 * 1024) -> None:
+        self.limit, self.byte_limit = limit, byte_limit
+        self._shapes: dict[tuple[Any, ...], _Shaped | None] = {}
+        self._bytes = 0
         self._seen = SeenOnce()
-        self._new_keys = 0  # keys in a row that came for the first time
-        self._resting = 0  # answers still to make without looking
 
     def __len__(self) -> int:
-        return len(self._answers)
+        return len(self._shapes)
+
+    @property
+    def templates(self) -> int:
+        """How many shapes are answered from a template (the others failed the check)."""
+        return sum(1 for shaped in self._shapes.values() if shaped is not None)
 
     def __call__(self, r: Rendering) -> Encoded:
-        if self._resting:
-            self._resting -= 1
-            return encode_turn(r)
         if reads_files(r.turn):
             return encode_turn(r)
-        key = r.key()
-        # a key seen for the first time has no answer kept (agents' keys never come again):
-        # asking SeenOnce first hashes the key once, not twice: the memo's cost on a miss
-        # went from 3.6-6.5 to 2.6-4.0 µs; a kept answer whose key SeenOnce has forgotten
-        # is made afresh (a miss, the same bytes)
-        if not self._seen.again(key):
-            self._new_keys += 1
-            if self._new_keys >= self.miss_run:
-                self._new_keys, self._resting = 0, self.rest
+        key = r.shape()
+        # one hash of the key on a hit (the shape is found), two on a miss
+        shaped = self._shapes.get(key, _UNSEEN)
+        if shaped is _UNSEEN:
+            if not self._seen.again(key):
+                return encode_turn(r)
+            shaped = _Shaped.of(r)
+            size = shaped.size if shaped is not None else 0
+            if len(self._shapes) >= self.limit or self._bytes + size > self.byte_limit:
+                self._shapes.clear()
+                self._bytes = 0
+            self._shapes[key] = shaped
+            self._bytes += size
+        if shaped is None:
             return encode_turn(r)
-        self._new_keys = 0
-        hit = self._answers.get(key)
-        if hit is None:
-            hit = encode_turn(r)
-            if len(self._answers) >= self.limit:
-                self._answers.clear()
-            self._answers[key] = hit
-        return hit
+        assert isinstance(shaped, _Shaped)
+        return shaped.filled(r)
+
+
+class _Shaped:
+    """One shape's template: the encoded answer's structure (times, calls, fault index), its
+    bytes as format strings, and the last answer filled from it."""
+
+    __slots__ = ("calls", "encoded", "formats", "last", "last_values", "output_tokens", "size")
+
+    def __init__(self, encoded: Encoded, formats: tuple[bytes, ...], output_tokens: int,
+                 calls: int) -> None:
+        self.encoded, self.formats = encoded, formats
+        self.output_tokens, self.calls = output_tokens, calls
+        self.size = sum(map(len, formats))
+        self.last_values: tuple[TurnRef, int, int] | None = None
+        self.last = encoded
+
+    @classmethod
+    def of(cls, r: Rendering) -> "_Shaped | None":
+        """``r``'s shape as a template, or ``None`` when it fails the check (see
+        :func:`scenarist.llm.template.make`)."""
+        a = r.with_sentinels(SENTINEL_A)
+        rendered_a, encoded_a = encode_rendered(a)
+        b = r.with_sentinels(SENTINEL_B)
+        rendered_b, encoded_b = encode_rendered(b)
+        out, calls = rendered_a.output_tokens, len(rendered_a.calls)
+        if _structure(encoded_a) != _structure(encoded_b) or len(rendered_b.calls) != calls:
+            return None
+        formats = make(_parts(encoded_a), a.fill(out, calls), _parts(encoded_b),
+                       b.fill(out, calls))
+        return cls(encoded_a, formats, out, calls) if formats is not None else None
+
+    def filled(self, r: Rendering) -> Encoded:
+        """The answer to ``r``: the template filled with its values."""
+        values = (r.ref, r.created, r.input_tokens)
+        if values == self.last_values:
+            return self.last
+        parts = fill(self.formats, r.fill(self.output_tokens, self.calls).table())
+        encoded = self.encoded
+        if encoded.body is not None:
+            filled = encoded._replace(body=parts[0])
+        else:
+            n = len(encoded.batches)
+            filled = encoded._replace(
+                batches=tuple(map(Batch, [b.at_ms for b in encoded.batches], parts[:n])))
+            if encoded.frames:
+                filled = filled._replace(
+                    frames=tuple(map(Batch, [f.at_ms for f in encoded.frames], parts[n:])))
+        self.last_values, self.last = values, filled
+        return filled
+
+
+_UNSEEN = object()
+
+
+def _parts(encoded: Encoded) -> tuple[bytes, ...]:
+    """An encoded answer's bytes: its body, or its batches then its frames."""
+    if encoded.body is not None:
+        return (encoded.body,)
+    return (*(b.data for b in encoded.batches), *(f.data for f in encoded.frames))
+
+
+def _structure(encoded: Encoded) -> tuple[Any, ...]:
+    """What of an encoded answer is no bytes (the same for every answer of a shape)."""
+    return (encoded.calls, encoded.body is None, tuple(b.at_ms for b in encoded.batches),
+            encoded.end_ms, encoded.sse, tuple(f.at_ms for f in encoded.frames), encoded.strike)
 
 
 class RequestMemo:

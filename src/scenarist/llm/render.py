@@ -48,6 +48,12 @@ class Rendered(NamedTuple):
     end_ms: int  # the latest event's ``at_ms`` (known while rendering: a walk of ~40 events
     # again cost ~1.8 µs of each answer)
 
+    @property
+    def output_tokens(self) -> int:
+        """The answer's own token count (its usage's, from the closing ``Finish``)."""
+        last = self.events[-1] if self.events else None
+        return last.usage.output_tokens if isinstance(last, Finish) else 0
+
 
 @functools.lru_cache(maxsize=1024)
 def _chunks(text: str) -> tuple[str, ...]:
@@ -129,8 +135,7 @@ def render_turn(
         events.extend(_text_deltas(step.text, step.at_ms))
         out_chars += len(step.text)
         end_ms = max(end_ms, step.at_ms)
-    for k, call in enumerate(calls):
-        cid = call_id("toolu_" if api == "messages" else "call_", ref, k)
+    for call, cid in zip(calls, call_ids(api, ref, len(calls)), strict=True):
         events.append(ToolCallStart(cid, call.name, "custom" if call.kind == "custom"
                                     else "function", at_ms=end))
         for piece in _split(call.arguments):
@@ -144,6 +149,13 @@ def render_turn(
     )
     events.append(Finish(usage=usage, at_ms=end))
     return Rendered(tuple(events), calls, end_ms)
+
+
+def call_ids(api: Api, ref: TurnRef, count: int) -> tuple[str, ...]:
+    """The ids of the first ``count`` tool calls of the answer ``ref`` (what an answer made
+    from a template is filled with, :mod:`scenarist.llm.template`)."""
+    prefix = "toolu_" if api == "messages" else "call_"
+    return tuple(call_id(prefix, ref, k) for k in range(count))
 
 
 def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: TurnRef) -> Rendered:
