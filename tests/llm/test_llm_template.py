@@ -113,12 +113,12 @@ def body(api: Api, conv: int, turn: int, stream: bool) -> dict[str, Any]:
 
 
 def request(api: Api, conv: int, turn: int, stream: bool, *, session: bool = True,
-            created: int = CREATED) -> ModelRequest:
+            created: int = CREATED, sse: bool = True) -> ModelRequest:
     """The request; ``session``: with the agent's session header (else the conversation is
-    told apart by its first prompt)."""
+    told apart by its first prompt); ``sse``: Gemini's stream as SSE (else a JSON array)."""
     headers = {"x-claude-code-session-id" if api == "messages" else "session-id":
                f"session-{conv:04d}"} if session else {}
-    route = Route("gemini-2.5-pro", stream, stream).key() if api == "gemini" else ""
+    route = Route("gemini-2.5-pro", stream, stream and sse).key() if api == "gemini" else ""
     raw = json.dumps(body(api, conv, turn, stream)).encode()
     return ModelRequest(api, headers, raw, created, route)
 
@@ -163,6 +163,12 @@ def test_agent_traffic_is_answered_from_templates_exactly_as_afresh() -> None:
         # ids differ between conversations ...
         others = [ids[(api, stream, turn, c)] for c in range(6) if c != conv]
         assert all(not found & other for other in others), (api, stream, turn, conv)
+    # Gemini's stream as one JSON array (no ?alt=sse) is another shape, filled the same way
+    for conv in range(4):
+        req = request("gemini", conv, 1, True, sse=False, created=CREATED + conv)
+        got, want = answered(cached, req), answered(fresh, req)
+        assert not got.encoded.sse and got.encoded == want.encoded, conv
+    assert memo.templates == len(memo) == len(APIS) * 2 * 2 + 1
     # ... and are the same on a replay of the same conversation (here in another second)
     for api in APIS:
         again = answered(cached, request(api, 3, 1, True, session=False, created=CREATED + 60))
