@@ -12,8 +12,10 @@ It does no I/O but what the asserts and edits read through the workspace boundar
 The server (:mod:`scenarist.llm.server`) keeps the socket, the journal and the clock.
 
 Encoded answers of turns that read no files are memoised (:class:`Memo`) around the pure
-render step, keyed by everything that reaches it; :class:`RequestMemo` gives a request seen
-before its answer again when that answer depended on the request alone.
+render step, once per answer *shape* (everything that reaches it but the conversation's ids,
+``created`` and the input size) as a template filled with each request's values
+(:mod:`scenarist.llm.template`); :class:`RequestMemo` gives a request seen before its answer
+again when that answer depended on the request alone.
 
 The records made afresh for every request (:class:`ModelRequest`, :class:`Rendering`,
 :class:`Answer`, :class:`Rejection`, :class:`Encoded`, and the same in the modules this one
@@ -409,38 +411,36 @@ class Memo:
         return sum(1 for shaped in self._shapes.values() if shaped is not None)
 
     def __call__(self, r: Rendering) -> Encoded:
-        if reads_files(r.turn):
-            return encode_turn(r)
         key = r.shape()
-        # one hash of the key on a hit (the shape is found), two on a miss
-        shaped = self._shapes.get(key, _UNSEEN)
-        if shaped is _UNSEEN:
-            if not self._seen.again(key):
-                return encode_turn(r)
-            shaped = _Shaped.of(r)
-            size = shaped.size if shaped is not None else 0
-            if len(self._shapes) >= self.limit or self._bytes + size > self.byte_limit:
-                self._shapes.clear()
-                self._bytes = 0
-            self._shapes[key] = shaped
-            self._bytes += size
-        if shaped is None:
-            return encode_turn(r)
-        assert isinstance(shaped, _Shaped)
-        return shaped.filled(r)
+        shaped = self._shapes.get(key)  # a hit hashes the key once (a turn that reads files
+        if shaped is not None:  # is never kept, so a hit needs no look at its actions)
+            return shaped.filled(r)
+        if key in self._shapes or reads_files(r.turn) or not self._seen.again(key):
+            return encode_turn(r)  # a shape that failed the check, or seen once so far
+        shaped = _Shaped.of(r)
+        size = shaped.size if shaped is not None else 0
+        if len(self._shapes) >= self.limit or self._bytes + size > self.byte_limit:
+            self._shapes.clear()
+            self._bytes = 0
+        self._shapes[key] = shaped
+        self._bytes += size
+        return shaped.filled(r) if shaped is not None else encode_turn(r)
 
 
 class _Shaped:
     """One shape's template: the encoded answer's structure (times, calls, fault index), its
     bytes as format strings, and the last answer filled from it."""
 
-    __slots__ = ("calls", "encoded", "formats", "last", "last_values", "output_tokens", "size")
+    __slots__ = ("calls", "encoded", "formats", "frame_times", "last", "last_values",
+                 "output_tokens", "size", "times")
 
     def __init__(self, encoded: Encoded, formats: tuple[bytes, ...], output_tokens: int,
                  calls: int) -> None:
         self.encoded, self.formats = encoded, formats
         self.output_tokens, self.calls = output_tokens, calls
         self.size = sum(map(len, formats))
+        self.times = [b.at_ms for b in encoded.batches]
+        self.frame_times = [f.at_ms for f in encoded.frames]
         self.last_values: tuple[TurnRef, int, int] | None = None
         self.last = encoded
 
@@ -465,21 +465,15 @@ class _Shaped:
         if values == self.last_values:
             return self.last
         parts = fill(self.formats, r.fill(self.output_tokens, self.calls).table())
-        encoded = self.encoded
-        if encoded.body is not None:
-            filled = encoded._replace(body=parts[0])
+        e = self.encoded
+        if e.body is not None:
+            filled = Encoded(e.calls, parts[0], (), e.end_ms, e.sse)
         else:
-            n = len(encoded.batches)
-            filled = encoded._replace(
-                batches=tuple(map(Batch, [b.at_ms for b in encoded.batches], parts[:n])))
-            if encoded.frames:
-                filled = filled._replace(
-                    frames=tuple(map(Batch, [f.at_ms for f in encoded.frames], parts[n:])))
+            n = len(self.times)
+            filled = Encoded(e.calls, None, tuple(map(Batch, self.times, parts[:n])), e.end_ms,
+                             e.sse, tuple(map(Batch, self.frame_times, parts[n:])), e.strike)
         self.last_values, self.last = values, filled
         return filled
-
-
-_UNSEEN = object()
 
 
 def _parts(encoded: Encoded) -> tuple[bytes, ...]:

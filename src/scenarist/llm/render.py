@@ -135,7 +135,9 @@ def render_turn(
         events.extend(_text_deltas(step.text, step.at_ms))
         out_chars += len(step.text)
         end_ms = max(end_ms, step.at_ms)
-    for call, cid in zip(calls, call_ids(api, ref, len(calls)), strict=True):
+    prefix = call_prefix(api)
+    for k, call in enumerate(calls):
+        cid = call_id(prefix, ref, k)
         events.append(ToolCallStart(cid, call.name, "custom" if call.kind == "custom"
                                     else "function", at_ms=end))
         for piece in _split(call.arguments):
@@ -151,11 +153,17 @@ def render_turn(
     return Rendered(tuple(events), calls, end_ms)
 
 
+def call_prefix(api: Api) -> str:
+    """How ``api`` begins its tool-call ids."""
+    return "toolu_" if api == "messages" else "call_"
+
+
 def call_ids(api: Api, ref: TurnRef, count: int) -> tuple[str, ...]:
-    """The ids of the first ``count`` tool calls of the answer ``ref`` (what an answer made
-    from a template is filled with, :mod:`scenarist.llm.template`)."""
-    prefix = "toolu_" if api == "messages" else "call_"
-    return tuple(call_id(prefix, ref, k) for k in range(count))
+    """The ids of the first ``count`` tool calls of the answer ``ref``, as :func:`render_turn`
+    gives them (what an answer made from a template is filled with,
+    :mod:`scenarist.llm.template`)."""
+    prefix = call_prefix(api)
+    return tuple([call_id(prefix, ref, k) for k in range(count)])
 
 
 def render_wait(cell: str, waits: int, *, model: str, input_tokens: int, ref: TurnRef) -> Rendered:
