@@ -438,7 +438,8 @@ class _Shaped:
                  calls: int) -> None:
         self.encoded, self.formats = encoded, formats
         self.output_tokens, self.calls = output_tokens, calls
-        self.size = sum(map(len, formats))
+        # held: the template, the answer it was cut from, the last answer filled from it
+        self.size = 3 * sum(map(len, formats))
         self.times = [b.at_ms for b in encoded.batches]
         self.frame_times = [f.at_ms for f in encoded.frames]
         self.last_values: tuple[TurnRef, int, int] | None = None
