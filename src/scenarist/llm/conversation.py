@@ -223,18 +223,53 @@ def find_cwd(texts: Iterable[str]) -> str | None:
     codex: str | None = None
     gemini: str | None = None
     for text in texts:
-        if "<cwd>" in text:
-            for m in _CODEX_CWD_RE.finditer(text):
-                codex = m.group(1).strip() or codex
-        elif claude is None and "orking directory" in text:
-            m2 = _CLAUDE_CWD_RE.search(text)
-            if m2:
-                claude = m2.group(1).strip()
-        elif gemini is None and "Workspace Directories:" in text:
-            m3 = _GEMINI_CWD_RE.search(text)
-            if m3:
-                gemini = m3.group(1).strip()
+        found = _CWD_FOUND.get(text)
+        if found is None:
+            found = _cwd_in(text)
+            if len(text) <= _TYPED_TEXT_LIMIT:
+                if len(_CWD_FOUND) >= _TYPED_LIMIT:
+                    _CWD_FOUND.clear()
+                _CWD_FOUND[text] = found
+        if found is _NO_CWD:
+            continue
+        is_codex, in_codex, is_claude, in_claude, is_gemini, in_gemini = found
+        if is_codex:
+            codex = in_codex or codex
+        elif claude is None and is_claude:
+            claude = in_claude
+        elif gemini is None and is_gemini:
+            gemini = in_gemini
     return codex or claude or gemini
+
+
+#: per marker (Codex's ``<cwd>``, Claude Code's, Gemini CLI's): whether the text has it, and
+#: the directory it names there (see :func:`_cwd_in`)
+_CwdFound = tuple[bool, str | None, bool, str | None, bool, str | None]
+_NO_CWD: _CwdFound = (False, None, False, None, False, None)
+_CWD_FOUND: dict[str, _CwdFound] = {}
+"""What :func:`_cwd_in` found in a text, by the text: an agent resends its system prompt,
+environment section and wrapped messages on every request, and searching a 500 character
+text for the three agents' markers took ~0.4 µs, a look-up ~0.1 µs (a request sends 5-7 such
+texts; bench/bench_llm_agent_cpu.py). Bounded like :data:`_TYPED`."""
+
+
+def _cwd_in(text: str) -> _CwdFound:
+    """What one text says of the working directory, for :func:`find_cwd`: a text with a
+    ``<cwd>`` is Codex's (its last non-empty one counts; nothing else is looked for in it);
+    another may name Claude Code's working directory and list Gemini CLI's workspace."""
+    if "<cwd>" in text:
+        codex: str | None = None
+        for m in _CODEX_CWD_RE.finditer(text):
+            codex = m.group(1).strip() or codex
+        return (True, codex, False, None, False, None)
+    is_claude = "orking directory" in text
+    is_gemini = "Workspace Directories:" in text
+    if not (is_claude or is_gemini):
+        return _NO_CWD
+    claude = _CLAUDE_CWD_RE.search(text) if is_claude else None
+    gemini = _GEMINI_CWD_RE.search(text) if is_gemini else None
+    return (False, None, is_claude, claude.group(1).strip() if claude else None,
+            is_gemini, gemini.group(1).strip() if gemini else None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -284,25 +319,48 @@ def _max_tokens(body: Mapping[str, Any], key: str, *, required: bool) -> int | N
     return value
 
 
-def _text_parts(content: Any, where: str, text_types: Sequence[str]) -> list[str]:
-    """Text of a message content: a plain string or a list of typed parts."""
+def _text_parts(content: Any, text_types: Sequence[str], at: str, i: int = -1) -> list[str]:
+    """Text of a message content: a plain string or a list of typed parts. ``at`` and ``i``
+    name the content (``at[i].content``, or ``at`` itself when ``i`` is -1), its path made
+    only for an error: a request's history is read in full on every request."""
     if content is None:
         return []
     if isinstance(content, str):
         return [content]
-    parts = _list(content, where)
+    if not isinstance(content, list):
+        _list(content, _content_path(at, i))
     out: list[str] = []
-    for i, part in enumerate(parts):
-        if not isinstance(part, dict):  # the part's path made only here: ~0.1 µs a part
-            _obj(part, f"{where}[{i}]")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            _obj(part, f"{_content_path(at, i)}[{j}]")
         text = part.get("text")
         if isinstance(text, str) and part.get("type") in text_types:
             out.append(text)
     return out
 
 
+def _content_path(at: str, i: int) -> str:
+    return at if i < 0 else f"{at}[{i}].content"
+
+
+def _item(value: Any, at: str, i: int) -> dict[str, Any]:
+    """History item ``at[i]``, an object (its path made only for an error)."""
+    if isinstance(value, dict):
+        return value
+    return _obj(value, f"{at}[{i}]")
+
+
+def _role(item: Mapping[str, Any], at: str, i: int) -> str:
+    """History item ``at[i]``'s ``role``, a string (its path made only for an error)."""
+    role = item.get("role")
+    if isinstance(role, str):
+        return role
+    where = f"{at}[{i}]"
+    return _str(_required_in(item, "role", where), f"{where}.role")
+
+
 def _prompt_of(texts: Sequence[str]) -> str | None:
-    typed = [s for s in (strip_wrappers(t) for t in texts) if s]
+    typed = [s for t in texts if (s := strip_wrappers(t))]
     return "\n".join(typed) if typed else None
 
 
@@ -403,13 +461,12 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
     texts: list[str] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        msg = _obj(raw, where)
-        role = _str(_required_in(msg, "role", where), f"{where}.role")
+        msg = _item(raw, "messages", i)
+        role = _role(msg, "messages", i)
         if role in ("system", "developer"):
-            texts.extend(_text_parts(msg.get("content"), f"{where}.content", ("text",)))
+            texts.extend(_text_parts(msg.get("content"), ("text",), "messages", i))
         elif role == "user":
-            parts = _text_parts(msg.get("content"), f"{where}.content", ("text",))
+            parts = _text_parts(msg.get("content"), ("text",), "messages", i)
             texts.extend(parts)
             prompt = _prompt_of(parts)
             if prompt is not None:
@@ -417,10 +474,11 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
                 marks = []
         elif role == "assistant":
             turns += 1
-            if _text_parts(msg.get("content"), f"{where}.content", ("text", "refusal")):
+            if _text_parts(msg.get("content"), ("text", "refusal"), "messages", i):
                 marks.append(Mark("text"))
-            for j, tc in enumerate(_list(msg.get("tool_calls") or [], f"{where}.tool_calls")):
-                call = _obj(tc, f"{where}.tool_calls[{j}]")
+            for j, tc in enumerate(_list(msg.get("tool_calls") or [],
+                                         f"messages[{i}].tool_calls")):
+                call = _obj(tc, f"messages[{i}].tool_calls[{j}]")
                 fn = call.get("function")
                 name = fn.get("name") if isinstance(fn, dict) else None
                 calls += 1
@@ -429,9 +487,9 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
             results += 1
         else:
             raise RequestError(
-                f"{where}.role: unknown role {role!r} (expected system, developer, user, "
+                f"messages[{i}].role: unknown role {role!r} (expected system, developer, user, "
                 "assistant or tool)",
-                param=f"{where}.role",
+                param=f"messages[{i}].role",
             )
     stream = _stream_flag(body)
     opts = body.get("stream_options")
@@ -492,6 +550,7 @@ _RESPONSES_OUTPUTS = frozenset(
 
 
 _MOVES_ON = _RESPONSES_CALLS | _RESPONSES_OUTPUTS | {"message", "reasoning"}
+_RESPONSES_TEXTS = ("input_text", "output_text", "text")
 
 
 def read_responses(body: Mapping[str, Any]) -> Conversation:
@@ -517,12 +576,11 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     else:
         items = _list(raw_input, "input")
     for i, raw in enumerate(items):
-        where = f"input[{i}]"
-        item = _obj(raw, where)
+        item = _item(raw, "input", i)
         kind = item.get("type", "message" if "role" in item else None)
         if kind is not None and not isinstance(kind, str):
-            raise RequestError(f"{where}.type: expected a string, got {json_kind(kind)}",
-                               param=f"{where}.type")
+            raise RequestError(f"input[{i}].type: expected a string, got {json_kind(kind)}",
+                               param=f"input[{i}].type")
         name = item.get("name")
         # code mode: an exec cell's or a wait's output says whether the cell still runs (read
         # from the output alone: a continued conversation carries no call before it)
@@ -538,10 +596,8 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         if kind == "function_call_output" and item.get("call_id") in waited:
             continue
         if kind == "message":
-            role = _str(_required_in(item, "role", where), f"{where}.role")
-            parts = _text_parts(
-                item.get("content"), f"{where}.content", ("input_text", "output_text", "text")
-            )
+            role = _role(item, "input", i)
+            parts = _text_parts(item.get("content"), _RESPONSES_TEXTS, "input", i)
             if role == "user":
                 texts.extend(parts)
                 prompt = _prompt_of(parts)
@@ -558,9 +614,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                 texts.extend(parts)
             else:
                 raise RequestError(
-                    f"{where}.role: unknown role {role!r} (expected user, assistant, system or "
-                    "developer)",
-                    param=f"{where}.role",
+                    f"input[{i}].role: unknown role {role!r} (expected user, assistant, system "
+                    "or developer)",
+                    param=f"input[{i}].role",
                 )
         elif kind == "reasoning":
             if not in_turn:
@@ -577,9 +633,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             results += 1
             in_turn = False
         elif kind == "additional_tools":  # Codex "code mode": tools travel in the input
-            tools += _declared(item.get("tools"), f"{where}.tools")
+            tools += _declared(item.get("tools"), f"input[{i}].tools")
         elif kind is None:
-            raise RequestError(f"{where}.type: Field required", param=f"{where}.type")
+            raise RequestError(f"input[{i}].type: Field required", param=f"input[{i}].type")
         # other item kinds (configuration_update, item_reference, compaction...) carry no turn
     return Conversation(
         api="responses",
@@ -623,31 +679,21 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
                 f"system: expected a string or an array of text blocks, got {json_kind(system)}",
                 param="system",
             )
-        texts.extend(_text_parts(system, "system", ("text",)))
+        texts.extend(_text_parts(system, ("text",), "system"))
     prompts: list[str] = []
     marks: list[Mark] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        msg = _obj(raw, where)
-        role = _str(_required_in(msg, "role", where), f"{where}.role")
-        content = _required_in(msg, "content", where)
+        msg = _item(raw, "messages", i)
+        role = _role(msg, "messages", i)
+        content = msg.get("content")
         if not isinstance(content, str | list):
-            raise RequestError(
-                f"{where}.content: expected a string or an array of content blocks, "
-                f"got {json_kind(content)}",
-                param=f"{where}.content",
-            )
+            _message_content(msg, i)
         if role == "system":
-            texts.extend(_text_parts(content, f"{where}.content", ("text",)))
+            texts.extend(_text_parts(content, ("text",), "messages", i))
         elif role == "user":
-            parts = _text_parts(content, f"{where}.content", ("text",))
+            parts, n_results = _user_content(content, i)
             texts.extend(parts)
-            n_results = 0
-            if isinstance(content, list):
-                n_results = sum(
-                    1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
-                )
             results += n_results
             prompt = None if n_results else _prompt_of(parts)
             if prompt is not None:
@@ -660,17 +706,18 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
                     marks.append(Mark("text"))
                 continue
             for j, block in enumerate(content):
-                b = _obj(block, f"{where}.content[{j}]")
-                btype = b.get("type")
+                if not isinstance(block, dict):
+                    _obj(block, f"messages[{i}].content[{j}]")
+                btype = block.get("type")
                 if btype in ("tool_use", "server_tool_use"):
                     calls += 1
-                    marks.append(Mark("call", str(b.get("name", ""))))
+                    marks.append(Mark("call", str(block.get("name", ""))))
                 elif btype in ("text", "thinking", "redacted_thinking"):
                     marks.append(Mark("text"))
         else:
             raise RequestError(
-                f"{where}.role: unknown role {role!r} (expected user or assistant)",
-                param=f"{where}.role",
+                f"messages[{i}].role: unknown role {role!r} (expected user or assistant)",
+                param=f"messages[{i}].role",
             )
     return Conversation(
         api="messages",
@@ -688,6 +735,37 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         one_call=_disables_parallel(body.get("tool_choice")),
         previous=continued_thread(body),
     )
+
+
+def _message_content(msg: Mapping[str, Any], i: int) -> None:
+    """Raise the error for a Messages history item whose ``content`` is missing or neither
+    a string nor a list (its path made only here)."""
+    where = f"messages[{i}]"
+    content = _required_in(msg, "content", where)
+    raise RequestError(
+        f"{where}.content: expected a string or an array of content blocks, "
+        f"got {json_kind(content)}",
+        param=f"{where}.content",
+    )
+
+
+def _user_content(content: str | list[Any], i: int) -> tuple[list[str], int]:
+    """A Messages user turn's texts and its count of tool results, in one walk."""
+    if isinstance(content, str):
+        return [content], 0
+    texts: list[str] = []
+    results = 0
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            _obj(part, f"messages[{i}].content[{j}]")
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+        elif kind == "tool_result":
+            results += 1
+    return texts, results
 
 
 def _disables_parallel(tool_choice: Any) -> bool:
