@@ -21,7 +21,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, NoReturn
 
 import orjson
 
@@ -105,6 +105,15 @@ class Conversation(NamedTuple):
     def code_cell(self) -> ToolDecl | None:
         """Codex's code-mode ``exec`` when the request declares it (with its nested tools)."""
         return code_cell(self.tools)
+
+
+_CHOICE = Conversation._fields.index("choice")
+
+
+def with_choice(conv: Conversation, choice: ToolChoice) -> Conversation:
+    """``conv._replace(choice=choice)``, without its keyword walk over the twenty fields
+    (~1 µs, on every request that sends a ``tool_choice``, as Codex does)."""
+    return Conversation._make((*conv[:_CHOICE], choice, *conv[_CHOICE + 1:]))
 
 
 _last_names: tuple[tuple[ToolDecl, ...], frozenset[str]] = ((), frozenset())
@@ -737,7 +746,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
     )
 
 
-def _message_content(msg: Mapping[str, Any], i: int) -> None:
+def _message_content(msg: Mapping[str, Any], i: int) -> NoReturn:
     """Raise the error for a Messages history item whose ``content`` is missing or neither
     a string nor a list (its path made only here)."""
     where = f"messages[{i}]"
