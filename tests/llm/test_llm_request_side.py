@@ -171,3 +171,19 @@ def test_a_tool_choice_string_is_noted_as_before() -> None:
     assert "tool_choice" not in notes
     assert read_tool_choice("chat", "required", frozenset()).must_call
     assert read_tool_choice("chat", "whatever", frozenset()) == ("auto", None)
+
+
+def test_tool_names_are_kept_per_list_for_two_agents_taking_turns() -> None:
+    """Two agents' tool lists served in turn each get their own names (kept by the list
+    itself, not by what it equals or by the last list asked), and the lists kept are few."""
+    claude = conversation._declared([{"name": "Bash", "input_schema": {}},
+                                     {"name": "Read", "input_schema": {}}], "tools")
+    codex = conversation._declared([{"type": "function", "name": "exec_command"}], "tools")
+    for _ in range(3):
+        assert conversation._names(claude) == {"Bash", "Read"}
+        assert conversation._names(codex) == {"exec_command"}
+    lists = [tuple(conversation.ToolDecl(f"t{i}") for _ in range(2)) for i in range(40)]
+    for i, tools in enumerate(lists):
+        assert conversation._names(tools) == {f"t{i}"}
+        assert len(conversation._NAMES) <= conversation._NAMES_LIMIT
+    assert [conversation._names(t) for t in lists] == [{f"t{i}"} for i in range(40)]

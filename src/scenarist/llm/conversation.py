@@ -116,17 +116,23 @@ def with_choice(conv: Conversation, choice: ToolChoice) -> Conversation:
     return Conversation._make((*conv[:_CHOICE], choice, *conv[_CHOICE + 1:]))
 
 
-_last_names: tuple[tuple[ToolDecl, ...], frozenset[str]] = ((), frozenset())
+_NAMES: dict[int, tuple[tuple[ToolDecl, ...], frozenset[str]]] = {}
+_NAMES_LIMIT = 16
 
 
 def _names(tools: tuple[ToolDecl, ...]) -> frozenset[str]:
-    """The names of ``tools``, the last list's kept: an answer asks for them three times
-    (tool choice, profile, rendering), ~1.5 µs each for an agent's tools."""
-    global _last_names
-    last, names = _last_names
-    if tools is not last:
-        names = frozenset(t.name for t in tools)
-        _last_names = (tools, names)  # one assignment: safe beside the worker thread
+    """The names of ``tools``, kept for the last few lists (by the list itself: its id, and
+    the list held so that the id stays its own): an answer asks for them three times (tool
+    choice, profile, rendering), ~1.5 µs each for an agent's tools, and an agent's declared
+    tools are one tuple on all its requests (:func:`_declared`). A few, not the last one only:
+    two agents served at once took turns and each found the other's names."""
+    kept = _NAMES.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1]
+    names = frozenset(t.name for t in tools)
+    if len(_NAMES) >= _NAMES_LIMIT:
+        _NAMES.clear()
+    _NAMES[id(tools)] = (tools, names)  # one assignment: safe beside the worker thread
     return names
 
 
@@ -683,7 +689,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
     texts: list[str] = []
     system = body.get("system")
     if system is not None:
-        if not isinstance(system, str | list):
+        if not isinstance(system, (str, list)):
             raise RequestError(
                 f"system: expected a string or an array of text blocks, got {json_kind(system)}",
                 param="system",
@@ -696,7 +702,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         msg = _item(raw, "messages", i)
         role = _role(msg, "messages", i)
         content = msg.get("content")
-        if not isinstance(content, str | list):
+        if not isinstance(content, (str, list)):  # a union would be made on each test
             _message_content(msg, i)
         if role == "system":
             texts.extend(_text_parts(content, ("text",), "messages", i))

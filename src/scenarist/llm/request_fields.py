@@ -32,7 +32,7 @@ def _fail(where: str, expected: str, value: Any) -> RequestError:
 
 def _number(lo: float, hi: float) -> Check:
     def check(value: Any, where: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise _fail(where, "a number", value)
         if not lo <= value <= hi:
             raise RequestError(f"{where}: must be between {lo:g} and {hi:g}, got {value!r}",
