@@ -65,6 +65,9 @@ class Mark(NamedTuple):
     name: str = ""
 
 
+_TEXT = Mark("text")  # immutable: one for every text part of a history
+
+
 class Conversation(NamedTuple):
     """The neutral reading of one model request."""
 
@@ -490,7 +493,7 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
         elif role == "assistant":
             turns += 1
             if _text_parts(msg.get("content"), ("text", "refusal"), "messages", i):
-                marks.append(Mark("text"))
+                marks.append(_TEXT)
             for j, tc in enumerate(_list(msg.get("tool_calls") or [],
                                          f"messages[{i}].tool_calls")):
                 call = _obj(tc, f"messages[{i}].tool_calls[{j}]")
@@ -566,6 +569,7 @@ _RESPONSES_OUTPUTS = frozenset(
 
 _MOVES_ON = _RESPONSES_CALLS | _RESPONSES_OUTPUTS | {"message", "reasoning"}
 _RESPONSES_TEXTS = ("input_text", "output_text", "text")
+_ABSENT: Any = object()  # a key a body leaves out (``null`` is a value)
 
 
 def read_responses(body: Mapping[str, Any]) -> Conversation:
@@ -591,26 +595,16 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     else:
         items = _list(raw_input, "input")
     for i, raw in enumerate(items):
-        item = _item(raw, "input", i)
-        kind = item.get("type", "message" if "role" in item else None)
-        if kind is not None and not isinstance(kind, str):
-            raise RequestError(f"input[{i}].type: expected a string, got {json_kind(kind)}",
-                               param=f"input[{i}].type")
-        name = item.get("name")
-        # code mode: an exec cell's or a wait's output says whether the cell still runs (read
-        # from the output alone: a continued conversation carries no call before it)
-        if kind in ("custom_tool_call_output", "function_call_output"):
-            running = running_cell(item.get("output"))
-            failed = cell_error(item.get("output"))
-        elif kind in _MOVES_ON:  # the conversation went on after it
-            running = failed = None
-        if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
-            waited.add(item.get("call_id"))
-            waits += 1
-            continue
-        if kind == "function_call_output" and item.get("call_id") in waited:
-            continue
+        item = raw if isinstance(raw, dict) else _item(raw, "input", i)
+        kind = item.get("type", _ABSENT)
+        if kind is _ABSENT:
+            kind = "message" if "role" in item else None
+        # the usual kinds first; what each does to a code-mode cell: an exec cell's or a
+        # wait's output says whether the cell still runs (read from the output alone: a
+        # continued conversation carries no call before it), any other step of _MOVES_ON
+        # means the conversation went on after it
         if kind == "message":
+            running = failed = None
             role = _role(item, "input", i)
             parts = _text_parts(item.get("content"), _RESPONSES_TEXTS, "input", i)
             if role == "user":
@@ -624,7 +618,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                 if not in_turn:
                     turns += 1
                 in_turn = True
-                marks.append(Mark("text"))
+                marks.append(_TEXT)
             elif role in ("system", "developer"):
                 texts.extend(parts)
             else:
@@ -633,24 +627,42 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                     "or developer)",
                     param=f"input[{i}].role",
                 )
+        elif kind == "function_call_output" or kind == "custom_tool_call_output":
+            running = running_cell(item.get("output"))
+            failed = cell_error(item.get("output"))
+            if kind == "function_call_output" and item.get("call_id") in waited:
+                continue  # the output of a ``wait``
+            results += 1
+            in_turn = False
         elif kind == "reasoning":
+            running = failed = None
             if not in_turn:
                 turns += 1
             in_turn = True
-            marks.append(Mark("text"))
+            marks.append(_TEXT)
+        elif not isinstance(kind, str):  # before the sets: a list or an object is no key
+            if kind is None:
+                raise RequestError(f"input[{i}].type: Field required", param=f"input[{i}].type")
+            raise RequestError(f"input[{i}].type: expected a string, got {json_kind(kind)}",
+                               param=f"input[{i}].type")
         elif kind in _RESPONSES_CALLS:
+            running = failed = None
+            name = item.get("name")
+            if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
+                waited.add(item.get("call_id"))
+                waits += 1
+                continue
             if not in_turn:
                 turns += 1
             in_turn = True
             calls += 1
             marks.append(Mark("call", name if isinstance(name, str) else str(kind)))
         elif kind in _RESPONSES_OUTPUTS:
+            running = failed = None
             results += 1
             in_turn = False
         elif kind == "additional_tools":  # Codex "code mode": tools travel in the input
             tools += _declared(item.get("tools"), f"input[{i}].tools")
-        elif kind is None:
-            raise RequestError(f"input[{i}].type: Field required", param=f"input[{i}].type")
         # other item kinds (configuration_update, item_reference, compaction...) carry no turn
     return Conversation(
         api="responses",
@@ -718,7 +730,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
             turns += 1
             if isinstance(content, str):
                 if content:
-                    marks.append(Mark("text"))
+                    marks.append(_TEXT)
                 continue
             for j, block in enumerate(content):
                 if not isinstance(block, dict):
@@ -728,7 +740,7 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
                     calls += 1
                     marks.append(Mark("call", str(block.get("name", ""))))
                 elif btype in ("text", "thinking", "redacted_thinking"):
-                    marks.append(Mark("text"))
+                    marks.append(_TEXT)
         else:
             raise RequestError(
                 f"messages[{i}].role: unknown role {role!r} (expected user or assistant)",
