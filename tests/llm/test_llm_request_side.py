@@ -13,7 +13,7 @@ import pytest
 
 from scenarist.llm import conversation
 from scenarist.llm.answer import ModelRequest, read
-from scenarist.llm.conversation import RequestError, find_cwd, read_request
+from scenarist.llm.conversation import RequestError, detect_profile, find_cwd, read_request
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 
@@ -187,3 +187,24 @@ def test_tool_names_are_kept_per_list_for_two_agents_taking_turns() -> None:
         assert conversation._names(tools) == {f"t{i}"}
         assert len(conversation._NAMES) <= conversation._NAMES_LIMIT
     assert [conversation._names(t) for t in lists] == [{f"t{i}"} for i in range(40)]
+
+
+def test_the_profile_is_kept_per_tool_list_and_client() -> None:
+    """The profile detected for a tool list is kept by the list itself and the client: the
+    same list from another client (aider's instructions), or another list equal to none
+    before, is detected afresh."""
+    claude = conversation._declared([{"name": n, "input_schema": {}} for n in
+                                     ("Bash", "Read", "Write")], "tools")
+    opencode = tuple(conversation.ToolDecl(n) for n in ("bash", "read", "write", "edit"))
+    empty: tuple[conversation.ToolDecl, ...] = ()
+    plain = conversation.Conversation("chat", "m", False, ("hi",), None, empty, (), 0, 0, 0)
+    for _ in range(2):
+        assert detect_profile(plain._replace(tools=claude)) == "claude"
+        assert detect_profile(plain._replace(tools=opencode)) == "opencode"
+        assert detect_profile(plain) == "openai"
+        assert detect_profile(plain._replace(client="aider")) == "aider"
+        assert detect_profile(plain._replace(tools=claude, client="aider")) == "claude"
+    for i in range(40):
+        tools = (conversation.ToolDecl("exec_command" if i % 2 else f"t{i}"),)
+        assert detect_profile(plain._replace(tools=tools)) == ("codex" if i % 2 else "openai")
+        assert len(conversation._PROFILES) <= conversation._NAMES_LIMIT

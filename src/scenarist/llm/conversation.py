@@ -362,14 +362,16 @@ def _content_path(at: str, i: int) -> str:
 
 
 def _item(value: Any, at: str, i: int) -> dict[str, Any]:
-    """History item ``at[i]``, an object (its path made only for an error)."""
+    """History item ``at[i]``, an object (its path made only for an error; the readers test
+    ``isinstance(item, dict)`` themselves first, a call less on each item)."""
     if isinstance(value, dict):
         return value
     return _obj(value, f"{at}[{i}]")
 
 
 def _role(item: Mapping[str, Any], at: str, i: int) -> str:
-    """History item ``at[i]``'s ``role``, a string (its path made only for an error)."""
+    """History item ``at[i]``'s ``role``, a string (its path made only for an error; the
+    readers call it only for a role that is no string)."""
     role = item.get("role")
     if isinstance(role, str):
         return role
@@ -479,8 +481,10 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
     texts: list[str] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        msg = _item(raw, "messages", i)
-        role = _role(msg, "messages", i)
+        msg = raw if isinstance(raw, dict) else _item(raw, "messages", i)
+        role = msg.get("role")
+        if not isinstance(role, str):
+            role = _role(msg, "messages", i)
         if role in ("system", "developer"):
             texts.extend(_text_parts(msg.get("content"), ("text",), "messages", i))
         elif role == "user":
@@ -605,7 +609,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         # means the conversation went on after it
         if kind == "message":
             running = failed = None
-            role = _role(item, "input", i)
+            role = item.get("role")
+            if not isinstance(role, str):
+                role = _role(item, "input", i)
             parts = _text_parts(item.get("content"), _RESPONSES_TEXTS, "input", i)
             if role == "user":
                 texts.extend(parts)
@@ -711,8 +717,10 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
     marks: list[Mark] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        msg = _item(raw, "messages", i)
-        role = _role(msg, "messages", i)
+        msg = raw if isinstance(raw, dict) else _item(raw, "messages", i)
+        role = msg.get("role")
+        if not isinstance(role, str):
+            role = _role(msg, "messages", i)
         content = msg.get("content")
         if not isinstance(content, (str, list)):  # a union would be made on each test
             _message_content(msg, i)
@@ -835,7 +843,23 @@ _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 def detect_profile(conv: Conversation) -> Profile:
     """``--agent-type auto``: aider by its instructions, Claude Code, Gemini CLI, Codex and
     opencode by their tool names (Codex's code mode by its ``exec`` tool), else generic
-    function calling."""
+    function calling. Kept for the last few tool lists, like their names (:func:`_names`):
+    it depends on the list and the client alone, and an agent sends one list throughout."""
+    tools = conv.tools
+    kept = _PROFILES.get(id(tools))
+    if kept is not None and kept[0] is tools and kept[1] == conv.client:
+        return kept[2]
+    profile = _detect_profile(conv)
+    if len(_PROFILES) >= _NAMES_LIMIT:
+        _PROFILES.clear()
+    _PROFILES[id(tools)] = (tools, conv.client, profile)
+    return profile
+
+
+_PROFILES: dict[int, tuple[tuple[ToolDecl, ...], str | None, Profile]] = {}
+
+
+def _detect_profile(conv: Conversation) -> Profile:
     if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
     names = conv.tool_names
