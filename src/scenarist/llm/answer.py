@@ -58,6 +58,7 @@ from scenarist.llm.conversation import (
     ToolDecl,
     detect_profile,
     read_request,
+    with_choice,
 )
 from scenarist.llm.gemini_request import Route, read_gemini
 from scenarist.llm.ids import SESSION_HEADERS, TurnRef, conversation_key, encode_ref, ref_of_id
@@ -804,7 +805,7 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
     if choice is not AUTO:
-        conv = conv._replace(choice=choice)
+        conv = with_choice(conv, choice)
         notes["tool_choice"] = choice.name or choice.mode
     notes.update(stream=conv.stream, model=conv.model, prompt=conv.first_prompt,
                  user_turns=conv.user_turns, assistant_turns=conv.assistant_turns,

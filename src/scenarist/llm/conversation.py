@@ -21,7 +21,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, NoReturn
 
 import orjson
 
@@ -63,6 +63,9 @@ class Mark(NamedTuple):
 
     kind: Literal["text", "call"]
     name: str = ""
+
+
+_TEXT = Mark("text")  # immutable: one for every text part of a history
 
 
 class Conversation(NamedTuple):
@@ -107,17 +110,32 @@ class Conversation(NamedTuple):
         return code_cell(self.tools)
 
 
-_last_names: tuple[tuple[ToolDecl, ...], frozenset[str]] = ((), frozenset())
+_CHOICE = Conversation._fields.index("choice")
+
+
+def with_choice(conv: Conversation, choice: ToolChoice) -> Conversation:
+    """``conv._replace(choice=choice)``, without its keyword walk over the twenty fields
+    (~1 µs, on every request that sends a ``tool_choice``, as Codex does)."""
+    return Conversation._make((*conv[:_CHOICE], choice, *conv[_CHOICE + 1:]))
+
+
+_NAMES: dict[int, tuple[tuple[ToolDecl, ...], frozenset[str]]] = {}
+_NAMES_LIMIT = 16
 
 
 def _names(tools: tuple[ToolDecl, ...]) -> frozenset[str]:
-    """The names of ``tools``, the last list's kept: an answer asks for them three times
-    (tool choice, profile, rendering), ~1.5 µs each for an agent's tools."""
-    global _last_names
-    last, names = _last_names
-    if tools is not last:
-        names = frozenset(t.name for t in tools)
-        _last_names = (tools, names)  # one assignment: safe beside the worker thread
+    """The names of ``tools``, kept for the last few lists (by the list itself: its id, and
+    the list held so that the id stays its own): an answer asks for them three times (tool
+    choice, profile, rendering), ~1.5 µs each for an agent's tools, and an agent's declared
+    tools are one tuple on all its requests (:func:`_declared`). A few, not the last one only:
+    two agents served at once took turns and each found the other's names."""
+    kept = _NAMES.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1]
+    names = frozenset(t.name for t in tools)
+    if len(_NAMES) >= _NAMES_LIMIT:
+        _NAMES.clear()
+    _NAMES[id(tools)] = (tools, names)  # one assignment: safe beside the worker thread
     return names
 
 
@@ -223,18 +241,53 @@ def find_cwd(texts: Iterable[str]) -> str | None:
     codex: str | None = None
     gemini: str | None = None
     for text in texts:
-        if "<cwd>" in text:
-            for m in _CODEX_CWD_RE.finditer(text):
-                codex = m.group(1).strip() or codex
-        elif claude is None and "orking directory" in text:
-            m2 = _CLAUDE_CWD_RE.search(text)
-            if m2:
-                claude = m2.group(1).strip()
-        elif gemini is None and "Workspace Directories:" in text:
-            m3 = _GEMINI_CWD_RE.search(text)
-            if m3:
-                gemini = m3.group(1).strip()
+        found = _CWD_FOUND.get(text)
+        if found is None:
+            found = _cwd_in(text)
+            if len(text) <= _TYPED_TEXT_LIMIT:
+                if len(_CWD_FOUND) >= _TYPED_LIMIT:
+                    _CWD_FOUND.clear()
+                _CWD_FOUND[text] = found
+        if found is _NO_CWD:
+            continue
+        is_codex, in_codex, is_claude, in_claude, is_gemini, in_gemini = found
+        if is_codex:
+            codex = in_codex or codex
+        elif claude is None and is_claude:
+            claude = in_claude
+        elif gemini is None and is_gemini:
+            gemini = in_gemini
     return codex or claude or gemini
+
+
+#: per marker (Codex's ``<cwd>``, Claude Code's, Gemini CLI's): whether the text has it, and
+#: the directory it names there (see :func:`_cwd_in`)
+_CwdFound = tuple[bool, str | None, bool, str | None, bool, str | None]
+_NO_CWD: _CwdFound = (False, None, False, None, False, None)
+_CWD_FOUND: dict[str, _CwdFound] = {}
+"""What :func:`_cwd_in` found in a text, by the text: an agent resends its system prompt,
+environment section and wrapped messages on every request, and searching a 500 character
+text for the three agents' markers took ~0.4 µs, a look-up ~0.1 µs (a request sends 5-7 such
+texts; bench/bench_llm_agent_cpu.py). Bounded like :data:`_TYPED`."""
+
+
+def _cwd_in(text: str) -> _CwdFound:
+    """What one text says of the working directory, for :func:`find_cwd`: a text with a
+    ``<cwd>`` is Codex's (its last non-empty one counts; nothing else is looked for in it);
+    another may name Claude Code's working directory and list Gemini CLI's workspace."""
+    if "<cwd>" in text:
+        codex: str | None = None
+        for m in _CODEX_CWD_RE.finditer(text):
+            codex = m.group(1).strip() or codex
+        return (True, codex, False, None, False, None)
+    is_claude = "orking directory" in text
+    is_gemini = "Workspace Directories:" in text
+    if not (is_claude or is_gemini):
+        return _NO_CWD
+    claude = _CLAUDE_CWD_RE.search(text) if is_claude else None
+    gemini = _GEMINI_CWD_RE.search(text) if is_gemini else None
+    return (False, None, is_claude, claude.group(1).strip() if claude else None,
+            is_gemini, gemini.group(1).strip() if gemini else None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -284,25 +337,50 @@ def _max_tokens(body: Mapping[str, Any], key: str, *, required: bool) -> int | N
     return value
 
 
-def _text_parts(content: Any, where: str, text_types: Sequence[str]) -> list[str]:
-    """Text of a message content: a plain string or a list of typed parts."""
+def _text_parts(content: Any, text_types: Sequence[str], at: str, i: int = -1) -> list[str]:
+    """Text of a message content: a plain string or a list of typed parts. ``at`` and ``i``
+    name the content (``at[i].content``, or ``at`` itself when ``i`` is -1), its path made
+    only for an error: a request's history is read in full on every request."""
     if content is None:
         return []
     if isinstance(content, str):
         return [content]
-    parts = _list(content, where)
+    if not isinstance(content, list):
+        _list(content, _content_path(at, i))
     out: list[str] = []
-    for i, part in enumerate(parts):
-        if not isinstance(part, dict):  # the part's path made only here: ~0.1 µs a part
-            _obj(part, f"{where}[{i}]")
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            _obj(part, f"{_content_path(at, i)}[{j}]")
         text = part.get("text")
         if isinstance(text, str) and part.get("type") in text_types:
             out.append(text)
     return out
 
 
+def _content_path(at: str, i: int) -> str:
+    return at if i < 0 else f"{at}[{i}].content"
+
+
+def _item(value: Any, at: str, i: int) -> dict[str, Any]:
+    """History item ``at[i]``, an object (its path made only for an error; the readers test
+    ``isinstance(item, dict)`` themselves first, a call less on each item)."""
+    if isinstance(value, dict):
+        return value
+    return _obj(value, f"{at}[{i}]")
+
+
+def _role(item: Mapping[str, Any], at: str, i: int) -> str:
+    """History item ``at[i]``'s ``role``, a string (its path made only for an error; the
+    readers call it only for a role that is no string)."""
+    role = item.get("role")
+    if isinstance(role, str):
+        return role
+    where = f"{at}[{i}]"
+    return _str(_required_in(item, "role", where), f"{where}.role")
+
+
 def _prompt_of(texts: Sequence[str]) -> str | None:
-    typed = [s for s in (strip_wrappers(t) for t in texts) if s]
+    typed = [s for t in texts if (s := strip_wrappers(t))]
     return "\n".join(typed) if typed else None
 
 
@@ -403,13 +481,14 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
     texts: list[str] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        msg = _obj(raw, where)
-        role = _str(_required_in(msg, "role", where), f"{where}.role")
+        msg = raw if isinstance(raw, dict) else _item(raw, "messages", i)
+        role = msg.get("role")
+        if not isinstance(role, str):
+            role = _role(msg, "messages", i)
         if role in ("system", "developer"):
-            texts.extend(_text_parts(msg.get("content"), f"{where}.content", ("text",)))
+            texts.extend(_text_parts(msg.get("content"), ("text",), "messages", i))
         elif role == "user":
-            parts = _text_parts(msg.get("content"), f"{where}.content", ("text",))
+            parts = _text_parts(msg.get("content"), ("text",), "messages", i)
             texts.extend(parts)
             prompt = _prompt_of(parts)
             if prompt is not None:
@@ -417,10 +496,11 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
                 marks = []
         elif role == "assistant":
             turns += 1
-            if _text_parts(msg.get("content"), f"{where}.content", ("text", "refusal")):
-                marks.append(Mark("text"))
-            for j, tc in enumerate(_list(msg.get("tool_calls") or [], f"{where}.tool_calls")):
-                call = _obj(tc, f"{where}.tool_calls[{j}]")
+            if _text_parts(msg.get("content"), ("text", "refusal"), "messages", i):
+                marks.append(_TEXT)
+            for j, tc in enumerate(_list(msg.get("tool_calls") or [],
+                                         f"messages[{i}].tool_calls")):
+                call = _obj(tc, f"messages[{i}].tool_calls[{j}]")
                 fn = call.get("function")
                 name = fn.get("name") if isinstance(fn, dict) else None
                 calls += 1
@@ -429,9 +509,9 @@ def read_chat(body: Mapping[str, Any]) -> Conversation:
             results += 1
         else:
             raise RequestError(
-                f"{where}.role: unknown role {role!r} (expected system, developer, user, "
+                f"messages[{i}].role: unknown role {role!r} (expected system, developer, user, "
                 "assistant or tool)",
-                param=f"{where}.role",
+                param=f"messages[{i}].role",
             )
     stream = _stream_flag(body)
     opts = body.get("stream_options")
@@ -492,6 +572,8 @@ _RESPONSES_OUTPUTS = frozenset(
 
 
 _MOVES_ON = _RESPONSES_CALLS | _RESPONSES_OUTPUTS | {"message", "reasoning"}
+_RESPONSES_TEXTS = ("input_text", "output_text", "text")
+_ABSENT: Any = object()  # a key a body leaves out (``null`` is a value)
 
 
 def read_responses(body: Mapping[str, Any]) -> Conversation:
@@ -517,31 +599,20 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     else:
         items = _list(raw_input, "input")
     for i, raw in enumerate(items):
-        where = f"input[{i}]"
-        item = _obj(raw, where)
-        kind = item.get("type", "message" if "role" in item else None)
-        if kind is not None and not isinstance(kind, str):
-            raise RequestError(f"{where}.type: expected a string, got {json_kind(kind)}",
-                               param=f"{where}.type")
-        name = item.get("name")
-        # code mode: an exec cell's or a wait's output says whether the cell still runs (read
-        # from the output alone: a continued conversation carries no call before it)
-        if kind in ("custom_tool_call_output", "function_call_output"):
-            running = running_cell(item.get("output"))
-            failed = cell_error(item.get("output"))
-        elif kind in _MOVES_ON:  # the conversation went on after it
-            running = failed = None
-        if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
-            waited.add(item.get("call_id"))
-            waits += 1
-            continue
-        if kind == "function_call_output" and item.get("call_id") in waited:
-            continue
+        item = raw if isinstance(raw, dict) else _item(raw, "input", i)
+        kind = item.get("type", _ABSENT)
+        if kind is _ABSENT:
+            kind = "message" if "role" in item else None
+        # the usual kinds first; what each does to a code-mode cell: an exec cell's or a
+        # wait's output says whether the cell still runs (read from the output alone: a
+        # continued conversation carries no call before it), any other step of _MOVES_ON
+        # means the conversation went on after it
         if kind == "message":
-            role = _str(_required_in(item, "role", where), f"{where}.role")
-            parts = _text_parts(
-                item.get("content"), f"{where}.content", ("input_text", "output_text", "text")
-            )
+            running = failed = None
+            role = item.get("role")
+            if not isinstance(role, str):
+                role = _role(item, "input", i)
+            parts = _text_parts(item.get("content"), _RESPONSES_TEXTS, "input", i)
             if role == "user":
                 texts.extend(parts)
                 prompt = _prompt_of(parts)
@@ -553,33 +624,51 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                 if not in_turn:
                     turns += 1
                 in_turn = True
-                marks.append(Mark("text"))
+                marks.append(_TEXT)
             elif role in ("system", "developer"):
                 texts.extend(parts)
             else:
                 raise RequestError(
-                    f"{where}.role: unknown role {role!r} (expected user, assistant, system or "
-                    "developer)",
-                    param=f"{where}.role",
+                    f"input[{i}].role: unknown role {role!r} (expected user, assistant, system "
+                    "or developer)",
+                    param=f"input[{i}].role",
                 )
+        elif kind == "function_call_output" or kind == "custom_tool_call_output":
+            running = running_cell(item.get("output"))
+            failed = cell_error(item.get("output"))
+            if kind == "function_call_output" and item.get("call_id") in waited:
+                continue  # the output of a ``wait``
+            results += 1
+            in_turn = False
         elif kind == "reasoning":
+            running = failed = None
             if not in_turn:
                 turns += 1
             in_turn = True
-            marks.append(Mark("text"))
+            marks.append(_TEXT)
+        elif not isinstance(kind, str):  # before the sets: a list or an object is no key
+            if kind is None:
+                raise RequestError(f"input[{i}].type: Field required", param=f"input[{i}].type")
+            raise RequestError(f"input[{i}].type: expected a string, got {json_kind(kind)}",
+                               param=f"input[{i}].type")
         elif kind in _RESPONSES_CALLS:
+            running = failed = None
+            name = item.get("name")
+            if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
+                waited.add(item.get("call_id"))
+                waits += 1
+                continue
             if not in_turn:
                 turns += 1
             in_turn = True
             calls += 1
             marks.append(Mark("call", name if isinstance(name, str) else str(kind)))
         elif kind in _RESPONSES_OUTPUTS:
+            running = failed = None
             results += 1
             in_turn = False
         elif kind == "additional_tools":  # Codex "code mode": tools travel in the input
-            tools += _declared(item.get("tools"), f"{where}.tools")
-        elif kind is None:
-            raise RequestError(f"{where}.type: Field required", param=f"{where}.type")
+            tools += _declared(item.get("tools"), f"input[{i}].tools")
         # other item kinds (configuration_update, item_reference, compaction...) carry no turn
     return Conversation(
         api="responses",
@@ -618,36 +707,28 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
     texts: list[str] = []
     system = body.get("system")
     if system is not None:
-        if not isinstance(system, str | list):
+        if not isinstance(system, (str, list)):
             raise RequestError(
                 f"system: expected a string or an array of text blocks, got {json_kind(system)}",
                 param="system",
             )
-        texts.extend(_text_parts(system, "system", ("text",)))
+        texts.extend(_text_parts(system, ("text",), "system"))
     prompts: list[str] = []
     marks: list[Mark] = []
     turns = calls = results = 0
     for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        msg = _obj(raw, where)
-        role = _str(_required_in(msg, "role", where), f"{where}.role")
-        content = _required_in(msg, "content", where)
-        if not isinstance(content, str | list):
-            raise RequestError(
-                f"{where}.content: expected a string or an array of content blocks, "
-                f"got {json_kind(content)}",
-                param=f"{where}.content",
-            )
+        msg = raw if isinstance(raw, dict) else _item(raw, "messages", i)
+        role = msg.get("role")
+        if not isinstance(role, str):
+            role = _role(msg, "messages", i)
+        content = msg.get("content")
+        if not isinstance(content, (str, list)):  # a union would be made on each test
+            _message_content(msg, i)
         if role == "system":
-            texts.extend(_text_parts(content, f"{where}.content", ("text",)))
+            texts.extend(_text_parts(content, ("text",), "messages", i))
         elif role == "user":
-            parts = _text_parts(content, f"{where}.content", ("text",))
+            parts, n_results = _user_content(content, i)
             texts.extend(parts)
-            n_results = 0
-            if isinstance(content, list):
-                n_results = sum(
-                    1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
-                )
             results += n_results
             prompt = None if n_results else _prompt_of(parts)
             if prompt is not None:
@@ -657,20 +738,21 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
             turns += 1
             if isinstance(content, str):
                 if content:
-                    marks.append(Mark("text"))
+                    marks.append(_TEXT)
                 continue
             for j, block in enumerate(content):
-                b = _obj(block, f"{where}.content[{j}]")
-                btype = b.get("type")
+                if not isinstance(block, dict):
+                    _obj(block, f"messages[{i}].content[{j}]")
+                btype = block.get("type")
                 if btype in ("tool_use", "server_tool_use"):
                     calls += 1
-                    marks.append(Mark("call", str(b.get("name", ""))))
+                    marks.append(Mark("call", str(block.get("name", ""))))
                 elif btype in ("text", "thinking", "redacted_thinking"):
-                    marks.append(Mark("text"))
+                    marks.append(_TEXT)
         else:
             raise RequestError(
-                f"{where}.role: unknown role {role!r} (expected user or assistant)",
-                param=f"{where}.role",
+                f"messages[{i}].role: unknown role {role!r} (expected user or assistant)",
+                param=f"messages[{i}].role",
             )
     return Conversation(
         api="messages",
@@ -688,6 +770,37 @@ def read_messages(body: Mapping[str, Any], *, count_tokens: bool = False) -> Con
         one_call=_disables_parallel(body.get("tool_choice")),
         previous=continued_thread(body),
     )
+
+
+def _message_content(msg: Mapping[str, Any], i: int) -> NoReturn:
+    """Raise the error for a Messages history item whose ``content`` is missing or neither
+    a string nor a list (its path made only here)."""
+    where = f"messages[{i}]"
+    content = _required_in(msg, "content", where)
+    raise RequestError(
+        f"{where}.content: expected a string or an array of content blocks, "
+        f"got {json_kind(content)}",
+        param=f"{where}.content",
+    )
+
+
+def _user_content(content: str | list[Any], i: int) -> tuple[list[str], int]:
+    """A Messages user turn's texts and its count of tool results, in one walk."""
+    if isinstance(content, str):
+        return [content], 0
+    texts: list[str] = []
+    results = 0
+    for j, part in enumerate(content):
+        if not isinstance(part, dict):
+            _obj(part, f"messages[{i}].content[{j}]")
+        kind = part.get("type")
+        if kind == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+        elif kind == "tool_result":
+            results += 1
+    return texts, results
 
 
 def _disables_parallel(tool_choice: Any) -> bool:
@@ -730,7 +843,23 @@ _OPENCODE_MARKERS = frozenset({"bash", "write", "edit", "read"})
 def detect_profile(conv: Conversation) -> Profile:
     """``--agent-type auto``: aider by its instructions, Claude Code, Gemini CLI, Codex and
     opencode by their tool names (Codex's code mode by its ``exec`` tool), else generic
-    function calling."""
+    function calling. Kept for the last few tool lists, like their names (:func:`_names`):
+    it depends on the list and the client alone, and an agent sends one list throughout."""
+    tools = conv.tools
+    kept = _PROFILES.get(id(tools))
+    if kept is not None and kept[0] is tools and kept[1] == conv.client:
+        return kept[2]
+    profile = _detect_profile(conv)
+    if len(_PROFILES) >= _NAMES_LIMIT:
+        _PROFILES.clear()
+    _PROFILES[id(tools)] = (tools, conv.client, profile)
+    return profile
+
+
+_PROFILES: dict[int, tuple[tuple[ToolDecl, ...], str | None, Profile]] = {}
+
+
+def _detect_profile(conv: Conversation) -> Profile:
     if conv.client in ("aider", "aider-whole") and not conv.tools:
         return "aider"
     names = conv.tool_names

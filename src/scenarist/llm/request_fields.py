@@ -32,7 +32,7 @@ def _fail(where: str, expected: str, value: Any) -> RequestError:
 
 def _number(lo: float, hi: float) -> Check:
     def check(value: Any, where: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise _fail(where, "a number", value)
         if not lo <= value <= hi:
             raise RequestError(f"{where}: must be between {lo:g} and {hi:g}, got {value!r}",
@@ -70,7 +70,8 @@ def _string_list(most: int | None = None) -> Check:
         if not isinstance(value, list):
             raise _fail(where, "an array of strings", value)
         for i, item in enumerate(value):
-            _string(item, f"{where}[{i}]")
+            if not isinstance(item, str):  # the item's path made only for an error
+                _string(item, f"{where}[{i}]")
         if most is not None and len(value) > most:
             raise RequestError(f"{where}: at most {most} items, got {len(value)}", param=where)
     return check
@@ -116,9 +117,12 @@ def _required_string(obj: Mapping[str, Any], key: str, where: str) -> None:
     _string(obj[key], f"{where}.{key}")
 
 
+_OPENAI_TOOL_CHOICE_MODES = _one_of("none", "auto", "required")
+
+
 def _openai_tool_choice(value: Any, where: str) -> None:
     if isinstance(value, str):
-        _one_of("none", "auto", "required")(value, where)
+        _OPENAI_TOOL_CHOICE_MODES(value, where)
         return
     _object(value, where)
     _required_string(value, "type", where)
@@ -186,10 +190,13 @@ def _tool_list(item: Check) -> Check:
     return check
 
 
+_ANTHROPIC_TOOL_CHOICE_TYPES = _one_of("auto", "any", "tool", "none")
+
+
 def _anthropic_tool_choice(value: Any, where: str) -> None:
     _object(value, where)
     _required_string(value, "type", where)
-    _one_of("auto", "any", "tool", "none")(value["type"], f"{where}.type")
+    _ANTHROPIC_TOOL_CHOICE_TYPES(value["type"], f"{where}.type")
     if value["type"] == "tool":
         _required_string(value, "name", where)
     if value.get("disable_parallel_tool_use") is not None:
@@ -212,8 +219,9 @@ def _anthropic_system(value: Any, where: str) -> None:
     if not isinstance(value, list):
         raise _fail(where, "a string or an array of text blocks", value)
     for i, block in enumerate(value):
-        _object(block, f"{where}[{i}]")
-        _required_string(block, "text", f"{where}[{i}]")
+        if not isinstance(block, dict) or not isinstance(block.get("text"), str):
+            _object(block, f"{where}[{i}]")  # the block's path made only for an error
+            _required_string(block, "text", f"{where}[{i}]")
 
 
 _COMMON_OPENAI: dict[str, Check] = {

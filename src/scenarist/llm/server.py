@@ -564,6 +564,8 @@ def journal_query(query: str) -> str:
 
 def json_body(content_type: str) -> bool:
     """Whether a model request's ``Content-Type`` is one this server reads (JSON, or none)."""
+    if content_type == "application/json":  # what agents and SDKs send: no split, no copies
+        return True
     return content_type.split(";")[0].strip().lower() in ("application/json", "")
 
 

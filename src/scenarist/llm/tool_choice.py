@@ -43,6 +43,11 @@ AUTO = ToolChoice()
 _MODES: dict[str, Mode] = {"auto": "auto", "none": "none", "required": "required",
                            "any": "required", "tool": "required"}
 
+#: the string spellings' choices, made once (an agent sends ``"auto"`` on every request); not
+#: :data:`AUTO` itself, which stands for a request that sends none
+_BY_STRING: dict[str, ToolChoice] = {key: ToolChoice(mode) for key, mode in _MODES.items()}
+_NAMED_AUTO = ToolChoice("auto")
+
 
 def read_tool_choice(api: str, value: Any, declared: frozenset[str]) -> ToolChoice:
     """The request's ``tool_choice`` (``None``: absent); raises :class:`RequestError` for a
@@ -50,7 +55,7 @@ def read_tool_choice(api: str, value: Any, declared: frozenset[str]) -> ToolChoi
     if value is None:
         return AUTO
     if isinstance(value, str):
-        return ToolChoice(_MODES.get(value, "auto"))
+        return _BY_STRING.get(value, _NAMED_AUTO)
     if not isinstance(value, Mapping):
         return AUTO
     kind = value.get("type")
