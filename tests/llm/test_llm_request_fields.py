@@ -132,3 +132,20 @@ def test_the_server_answers_400_in_each_apis_format(serve: Any) -> None:
     error = anthropic.json()
     assert error["type"] == "error" and error["error"]["type"] == "invalid_request_error"
     assert error["error"]["message"].startswith("tools[0].name: ")
+
+
+@pytest.mark.parametrize("kind", ["function_call", "function_call_output",
+                                  "local_shell_call_output"])
+def test_a_call_id_that_is_no_string_is_a_400_naming_it(serve: Any, kind: str) -> None:
+    """Call ids are kept in a set (Codex's code-mode waits): a list there once crashed the
+    answer with a bare 500; the API itself refuses it as a 400 naming the field."""
+    from test_llm_server import ALPHA
+
+    srv = serve([ALPHA], speed=0.01)
+    item = {"type": kind, "call_id": ["c1"], "name": "f", "arguments": "{}", "output": "ok"}
+    body = {"model": "m", "input": [{"role": "user", "content": "hi"}, item]}
+    reply = httpx.post(f"{srv.url}/v1/responses", json=body)
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert error["param"] == "input[1].call_id"
+    assert error["message"] == "input[1].call_id: expected a string, got an array"

@@ -636,7 +636,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         elif kind == "function_call_output" or kind == "custom_tool_call_output":
             running = running_cell(item.get("output"))
             failed = cell_error(item.get("output"))
-            if kind == "function_call_output" and item.get("call_id") in waited:
+            if _call_id(item, i) in waited and kind == "function_call_output":
                 continue  # the output of a ``wait``
             results += 1
             in_turn = False
@@ -654,8 +654,9 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         elif kind in _RESPONSES_CALLS:
             running = failed = None
             name = item.get("name")
+            call = _call_id(item, i)
             if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
-                waited.add(item.get("call_id"))
+                waited.add(call)
                 waits += 1
                 continue
             if not in_turn:
@@ -664,6 +665,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             calls += 1
             marks.append(Mark("call", name if isinstance(name, str) else str(kind)))
         elif kind in _RESPONSES_OUTPUTS:
+            _call_id(item, i)
             running = failed = None
             results += 1
             in_turn = False
@@ -690,6 +692,16 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
         cell_error=failed,
         waits=waits,
     )
+
+
+def _call_id(item: Mapping[str, Any], i: int) -> str | None:
+    """A Responses item's ``call_id``: a string (or absent), as the API itself requires; the
+    code-mode bookkeeping keeps call ids in a set, so a list or object must be refused here."""
+    value = item.get("call_id")
+    if value is None or isinstance(value, str):
+        return value
+    raise RequestError(f"input[{i}].call_id: expected a string, got {json_kind(value)}",
+                       param=f"input[{i}].call_id")
 
 
 # --------------------------------------------------------------------------- Messages
