@@ -432,8 +432,8 @@ class _Shaped:
     """One shape's template: the encoded answer's structure (times, calls, fault index), its
     bytes as format strings, and the last answer filled from it."""
 
-    __slots__ = ("calls", "encoded", "formats", "frame_times", "last", "last_values",
-                 "output_tokens", "size", "times")
+    __slots__ = ("calls", "encoded", "formats", "frame_times", "last", "output_tokens", "size",
+                 "times")
 
     def __init__(self, encoded: Encoded, formats: tuple[bytes, ...], output_tokens: int,
                  calls: int) -> None:
@@ -443,8 +443,10 @@ class _Shaped:
         self.size = 3 * sum(map(len, formats))
         self.times = [b.at_ms for b in encoded.batches]
         self.frame_times = [f.at_ms for f in encoded.frames]
-        self.last_values: tuple[TurnRef, int, int] | None = None
-        self.last = encoded
+        # the values and the answer in one attribute, set at once: a large body is answered
+        # on a worker thread, and a reader between two stores could pair one request's
+        # values with another's answer
+        self.last: tuple[tuple[TurnRef, int, int] | None, Encoded] = (None, encoded)
 
     @classmethod
     def of(cls, r: Rendering) -> "_Shaped | None":
@@ -464,8 +466,9 @@ class _Shaped:
     def filled(self, r: Rendering) -> Encoded:
         """The answer to ``r``: the template filled with its values."""
         values = (r.ref, r.created, r.input_tokens)
-        if values == self.last_values:
-            return self.last
+        last_values, last = self.last
+        if values == last_values:
+            return last
         parts = fill(self.formats, r.fill(self.output_tokens, self.calls).table())
         e = self.encoded
         if e.body is not None:
@@ -474,7 +477,7 @@ class _Shaped:
             n = len(self.times)
             filled = Encoded(e.calls, None, tuple(map(Batch, self.times, parts[:n])), e.end_ms,
                              e.sse, tuple(map(Batch, self.frame_times, parts[n:])), e.strike)
-        self.last_values, self.last = values, filled
+        self.last = (values, filled)
         return filled
 
 
