@@ -19,9 +19,9 @@ CPython 3.11: a ``Conversation`` took 3.2 µs as a frozen dataclass, 0.6 µs as 
 # Annotations are not postponed here: see "Records" in docs/architecture.md.
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn, TypeVar
 
 import orjson
 
@@ -65,6 +65,7 @@ class Mark(NamedTuple):
     name: str = ""
 
 
+_T = TypeVar("_T")
 _TEXT = Mark("text")  # immutable: one for every text part of a history
 
 
@@ -204,15 +205,27 @@ def strip_wrappers(text: str) -> str:
     """The part of a user message that the user typed: agent wrapper blocks removed."""
     if "<" not in text and "# AGENTS.md" not in text:
         return text.strip()
-    typed = _TYPED.get(text)
-    if typed is None:
-        rest = _AGENTS_MD_RE.sub("", remove_wrapper_blocks(text)).strip()
-        typed = "" if _UNCLOSED_RE.match(rest) else rest
+    return _by_text(_TYPED, text, _typed_part)
+
+
+def _typed_part(text: str) -> str:
+    rest = _AGENTS_MD_RE.sub("", remove_wrapper_blocks(text)).strip()
+    return "" if _UNCLOSED_RE.match(rest) else rest
+
+
+def _by_text(kept: dict[str, _T], text: str, make: Callable[[str], _T]) -> _T:
+    """``make(text)``, kept by the text in ``kept`` (:data:`_TYPED`, :data:`_CWD_FOUND`):
+    agents resend the same system prompt and wrapped messages on every request. Bounded:
+    texts up to :data:`_TYPED_TEXT_LIMIT`, :data:`_TYPED_LIMIT` of them, then it starts
+    afresh."""
+    value = kept.get(text)
+    if value is None:
+        value = make(text)
         if len(text) <= _TYPED_TEXT_LIMIT:
-            if len(_TYPED) >= _TYPED_LIMIT:
-                _TYPED.clear()
-            _TYPED[text] = typed
-    return typed
+            if len(kept) >= _TYPED_LIMIT:
+                kept.clear()
+            kept[text] = value
+    return value
 
 
 _TYPED: dict[str, str] = {}
@@ -241,13 +254,7 @@ def find_cwd(texts: Iterable[str]) -> str | None:
     codex: str | None = None
     gemini: str | None = None
     for text in texts:
-        found = _CWD_FOUND.get(text)
-        if found is None:
-            found = _cwd_in(text)
-            if len(text) <= _TYPED_TEXT_LIMIT:
-                if len(_CWD_FOUND) >= _TYPED_LIMIT:
-                    _CWD_FOUND.clear()
-                _CWD_FOUND[text] = found
+        found = _by_text(_CWD_FOUND, text, _cwd_in)
         if found is _NO_CWD:
             continue
         is_codex, in_codex, is_claude, in_claude, is_gemini, in_gemini = found
