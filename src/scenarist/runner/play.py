@@ -54,10 +54,10 @@ from scenarist.runner.agents import Launch, launch, model_divergence
 from scenarist.runner.asserts import check_artifacts, check_assert
 from scenarist.runner.errors import RunnerError
 from scenarist.runner.golden import golden_diff, golden_text
-from scenarist.runner.keys import KeySequenceError, parse_input
+from scenarist.runner.keys import KEYS, KeySequenceError, parse_input
 from scenarist.runner.profile import TerminalProfile, load_profile
 from scenarist.runner.result import CheckResult, Outcome, RunResult, StepResult, worst
-from scenarist.runner.screen import ScreenCapture
+from scenarist.runner.screen import ScreenCapture, shows_typed
 from scenarist.runner.sessions import SessionStore
 from scenarist.runner.terminal import Terminal, TerminalTimeout
 from scenarist.runner.workspace import (
@@ -112,6 +112,9 @@ _AGENT_SUBMIT_AFTER_MS = 250.0
 #: how long a real agent may take to ask the model after Enter before Enter is pressed again
 _AGENT_ASKS_WITHIN_MS = 3000.0
 _AGENT_SUBMIT_TRIES = 3
+_KITTY_ENTER = b"\x1b[13u"
+_AGENT_TYPING_TRIES = 3  # typing a prompt into a real agent's TUI, until it shows whole
+_BACKSPACE = KEYS["backspace"].encode()
 _SPIN_MS = 5.0  # the last stretch before a beat is the schedule's own (precise) wait
 _PROGRESS_POLL_MS = 10.0  # how often the mock agent's progress file is looked at in a wait
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -569,39 +572,68 @@ class _Run:
             # the new one lands inside that answer on the screen (bc: "10/45")
             self._settled("the screen before a prompt", required=False,
                           quiet_ms=PROMPT_QUIET_MS)
-            self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
-            typed = self.terminal.clock.now_ms()  # takes it for a paste (no submit)
-            self._settled("the typed prompt")
-            if self.options.agent != "mock":  # and a real agent's TUI for a while after
-                self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
-                self._submit(keys.data[-1:])
-            else:
+            if self.options.agent == "mock":
+                self._type(keys.data[:-1])  # a TUI that sees text and Enter in one burst
+                self._settled("the typed prompt")  # takes it for a paste (no submit)
                 self.terminal.send(keys.data[-1:])
+            else:
+                self._type_into_agent(keys.data[:-1])
+                if not self._submit(keys.data[-1:]):  # a prompt may need no model (/help)
+                    return stamp.result(entry.text, "passed", (
+                        f"typed; Enter pressed {_AGENT_SUBMIT_TRIES} times, and the agent "
+                        "asked the model nothing"))
         else:
             self._type(keys.data)
         how = "typed and submitted" if keys.prompt else "typed"
         return stamp.result(entry.text, "passed", how)
 
-    def _submit(self, enter: bytes) -> None:
+    def _type_into_agent(self, data: bytes) -> None:
+        """Type a prompt into a real agent's input box, and see it there before Enter.
+
+        Keys typed while the TUI is still starting can be lost even though it has drawn
+        (seen in CI with Gemini CLI: the prompt's first five letters). What was typed is
+        then erased with Backspace and typed again, up to :data:`_AGENT_TYPING_TRIES` times;
+        a TUI that shows the text otherwise (a paste folded into a placeholder) costs the
+        retries, and gets its Enter as before."""
+        assert self.terminal is not None
+        text = data.decode("utf-8", "surrogateescape")
+        for attempt in range(_AGENT_TYPING_TRIES):
+            if attempt:
+                self.terminal.send(_BACKSPACE * len(text))
+                self._settled("the erased prompt")
+            self._type(data)
+            typed = self.terminal.clock.now_ms()
+            if shows_typed(self._settled("the typed prompt"), text):
+                break
+        # a real agent's TUI that took the typing for a paste reads Enter as a newline for a
+        # while after it
+        self.terminal.pump_until(typed + _AGENT_SUBMIT_AFTER_MS)
+
+    def _submit(self, enter: bytes) -> bool:
         """Press Enter on a real agent's prompt until the model server sees a request.
 
-        A TUI that read the typed keys late (a loaded machine) may still take them for a
-        paste when Enter arrives, and keep it as a newline: the prompt then sits in the
-        composer and nothing is asked (seen in CI with Codex). Enter is pressed again, up to
-        :data:`_AGENT_SUBMIT_TRIES` times, each after :data:`_AGENT_ASKS_WITHIN_MS` without a
-        new model request; a prompt that needs no model request costs that wait, once."""
+        An Enter that got no model request was kept as a newline: by a TUI that read the
+        typed keys late and took them for a paste, or because the tty translates CR to NL
+        (:attr:`Terminal.translates_cr`), which a raw-mode TUI reads as Ctrl+J (both seen in
+        CI with Codex). Enter is pressed again, up to :data:`_AGENT_SUBMIT_TRIES` times,
+        each after :data:`_AGENT_ASKS_WITHIN_MS` without a new model request, and while the
+        tty translates CR it is sent as the kitty keyboard protocol's Enter (``CSI 13 u``,
+        which has no CR to translate and which Codex reads as Enter); a prompt that needs no
+        model request costs that wait, once. ``False`` when no Enter made one."""
         assert self.terminal is not None
         requests = self.launch.model_requests if self.launch else None
         before = requests() if requests is not None else 0
-        for _ in range(_AGENT_SUBMIT_TRIES):
-            self.terminal.send(enter)
+        for attempt in range(_AGENT_SUBMIT_TRIES):
+            self.terminal.send(_KITTY_ENTER if attempt and self.terminal.translates_cr
+                               else enter)
             if requests is None:
-                return
+                return True
             deadline = self.terminal.clock.now_ms() + _AGENT_ASKS_WITHIN_MS
             while self.terminal.clock.now_ms() < deadline:
                 if requests() > before or self.terminal.poll_exit() is not None:
-                    return
+                    return True
                 self.terminal.pump_until(self.terminal.clock.now_ms() + 50.0)
+        return False
 
     def _type(self, data: bytes) -> None:
         """Send ``data`` at once, or one character every ``typing_ms`` (on the play clock),

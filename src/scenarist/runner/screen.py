@@ -31,6 +31,7 @@ __all__ = [
     "normalise_line",
     "row_runs",
     "screen_text",
+    "shows_typed",
     "styles_by_row",
     "visible_look",
 ]
@@ -180,6 +181,18 @@ def contains_text(capture: ScreenCapture, needle: str,
     if needle in wrapped:
         return True
     return " ".join(needle.split()) in " ".join(wrapped.split())
+
+
+#: what a TUI draws around and between the rows of its input box, besides the typed text
+_UNTYPED = re.compile(r"[\s\u2500-\u257f]+")
+
+
+def shows_typed(capture: ScreenCapture, text: str) -> bool:
+    """Whether ``text`` typed into a TUI's input box shows on the screen whole. Whitespace
+    and box-drawing characters are left out of the comparison: the box wraps the text at
+    words, dropping the space, and draws its borders between the wrapped rows."""
+    typed = _UNTYPED.sub("", text)
+    return typed in _UNTYPED.sub("", "".join(capture.rows))
 
 
 def styles_by_row(styles: Iterable[StyleRun]) -> dict[int, list[StyleRun]]:

@@ -19,6 +19,7 @@ import errno
 import os
 import select
 import signal
+import termios
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -292,6 +293,16 @@ class Terminal:
             except OSError as exc:
                 raise RunnerError(f"cannot type into the program: {exc} (it has ended?)") from exc
             view = view[written:]
+
+    @property
+    def translates_cr(self) -> bool:
+        """The tty turns a typed CR into NL (``ICRNL``, as in cooked mode). A program in raw
+        mode has it off; with it on, Enter reaches a raw-mode TUI as Ctrl+J, which Codex
+        reads as "insert a newline" (seen in CI: three Enters left three newlines)."""
+        try:
+            return bool(termios.tcgetattr(self._fd)[0] & termios.ICRNL)
+        except termios.error:  # the program has ended and the pty is gone
+            return False
 
     @property
     def application_cursor(self) -> bool:
