@@ -3,17 +3,30 @@ what they said before, and what is kept per distinct text or value is bounded an
 
 The history items below sit deep in a long history (item 40 of 41), where the readers used
 to make each item's field path before looking at it; the message and ``param`` are the API's
-own, as the readers gave them then."""
+own, as the readers gave them then.
+
+The differential check at the end reads ~12,000 mutants of captured agent bodies and compares
+each verdict with the one recorded from the readers before this work (``reader-verdicts.json``).
+"""
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
+from scenarist.errors import WireError
 from scenarist.llm import conversation
-from scenarist.llm.answer import ModelRequest, read
+from scenarist.llm.answer import ModelRequest, parse, read
 from scenarist.llm.conversation import RequestError, detect_profile, find_cwd, read_request
+from scenarist.llm.request_body import BodyReader
 from scenarist.llm.request_fields import check_optional_fields
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
 
@@ -208,3 +221,108 @@ def test_the_profile_is_kept_per_tool_list_and_client() -> None:
         tools = (conversation.ToolDecl("exec_command" if i % 2 else f"t{i}"),)
         assert detect_profile(plain._replace(tools=tools)) == ("codex" if i % 2 else "openai")
         assert len(conversation._PROFILES) <= conversation._NAMES_LIMIT
+
+
+# --------------------------------------------------------------------------- differential
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "real-agent-requests"
+VERDICTS = Path(__file__).resolve().parent / "requests" / "reader-verdicts.json"
+CODE_MODE_ITEM = Path(__file__).resolve().parent / "requests" / "codex_0.171.0_additional_tools.json"
+APIS = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages"}
+#: what each place of a body is replaced by in turn (besides being removed)
+OTHERS: list[Any] = [None, True, False, 0, -1, 1.5, 2048.0, "", "x", "user", "assistant",
+                     "text", "message", "function_call", [], {}, [{}], {"type": 5}]
+
+
+def _bodies() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(name, api, body)`` of every captured request of the three APIs, its tools last as
+    the agents send them, and a Codex code-mode body (its tools in an input item)."""
+    for path in sorted(DATA.glob("*.json")):
+        data = json.loads(path.read_text())
+        api = APIS.get(data.get("path", "").split("?")[0])
+        if api is None or "body" not in data:
+            continue
+        body = dict(data["body"])
+        if data.get("tools"):
+            body["tools"] = data["tools"]
+        yield path.stem, api, body
+        if path.stem == "codex_turn2_followup_request":
+            code_mode = copy.deepcopy(body)
+            code_mode["input"].insert(1, json.loads(CODE_MODE_ITEM.read_text()))
+            yield "codex_code_mode", api, code_mode
+
+
+def _places(value: Any, path: tuple[Any, ...] = (), depth: int = 99) -> Iterator[tuple[Any, ...]]:
+    """Every key and item of a body, but only two levels into a tool list (its schemas are
+    read once per list, and are most of the places)."""
+    if path:
+        yield path
+    if depth == 0:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _places(item, (*path, key), 2 if key == "tools" else depth - 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:12]):
+            yield from _places(item, (*path, i), depth - 1)
+
+
+def _variants(body: dict[str, Any], place: tuple[Any, ...]) -> Iterator[dict[str, Any]]:
+    """``body`` with ``place`` removed, then replaced by each of :data:`OTHERS`."""
+    for other in [_ABSENT, *OTHERS]:
+        mutant = copy.deepcopy(body)
+        parent = mutant
+        for key in place[:-1]:
+            parent = parent[key]
+        if other is _ABSENT:
+            del parent[place[-1]]
+        else:
+            parent[place[-1]] = copy.deepcopy(other)
+        yield mutant
+
+
+_ABSENT = object()
+
+
+def _verdict(api: str, raw: bytes, bodies: BodyReader) -> Any:
+    """What the server's reading step makes of a body: the conversation, the notes and the
+    profile, or the refusal (status, message, param, type)."""
+    request = ModelRequest.of(api, {}, raw, 0)  # type: ignore[arg-type]
+    notes: dict[str, Any] = {}
+    try:
+        conv = read(request, notes, parse(request, bodies))
+    except WireError as exc:
+        return ["refused", exc.status, str(exc), getattr(exc, "param", None),
+                getattr(exc, "type", None)]
+    return [repr(conv), repr(sorted(notes.items())), detect_profile(conv)]
+
+
+def reader_verdicts() -> dict[str, str]:
+    """A digest of the verdicts on every variant of every place of every body, by body and
+    place (one BodyReader throughout: most variants keep the tools, and are read with the
+    tool list seen before)."""
+    bodies = BodyReader()
+    found: dict[str, str] = {}
+    for name, api, body in _bodies():
+        bodies.parse(orjson.dumps(body))
+        for place in _places(body):
+            verdicts = [_verdict(api, orjson.dumps(mutant), bodies)
+                        for mutant in _variants(body, place)]
+            digest = hashlib.sha256(repr(verdicts).encode()).hexdigest()[:16]
+            found[f"{name} {'/'.join(map(str, place))}"] = digest
+    return found
+
+
+@pytest.mark.fuzz
+def test_every_mutant_body_reads_as_the_readers_before_read_it() -> None:
+    """Each captured body with each place removed or replaced by each of 18 values gets the
+    verdict the readers gave before issue 28's third step (recorded from ``main`` at 0bde64a):
+    the same conversation, notes and profile, or the same status, message and ``param``.
+    Re-record (``SCENARIST_RECORD_VERDICTS=1``) only for a change of what a body means."""
+    found = reader_verdicts()
+    if os.environ.get("SCENARIST_RECORD_VERDICTS"):
+        VERDICTS.write_text(json.dumps(found, indent=0, sort_keys=True) + "\n")
+    recorded = json.loads(VERDICTS.read_text())
+    assert len(found) > 500
+    assert found.keys() == recorded.keys()
+    assert [k for k in found if found[k] != recorded[k]] == []
