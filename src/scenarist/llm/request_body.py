@@ -41,13 +41,14 @@ class SeenTools(list[Any]):
         super().__init__(items)
         self._derived: dict[Hashable, Any] = {}
 
-    def derived(self, key: Hashable, make: Callable[[], T]) -> T:
-        """``make()``, worked out once per ``key`` (an exception is raised again each time:
-        nothing is kept for a list that fails a check)."""
+    def derived(self, key: Hashable, make: Callable[..., T], *args: Any) -> T:
+        """``make(*args)``, worked out once per ``key`` (an exception is raised again each
+        time: nothing is kept for a list that fails a check). The arguments are passed, not
+        closed over by a lambda: a closure and its cells were made on every request."""
         try:
             value: T = self._derived[key]
         except KeyError:
-            value = self._derived[key] = make()
+            value = self._derived[key] = make(*args)
         return value
 
 

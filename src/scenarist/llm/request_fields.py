@@ -184,10 +184,16 @@ def _tool_list(item: Check) -> Check:
 
     def check(value: Any, where: str) -> None:
         if isinstance(value, SeenTools):
-            value.derived((whole, where), lambda: whole(value, where))
+            value.derived((whole, where), _passed, whole, value, where)
         else:
             whole(value, where)
     return check
+
+
+def _passed(check: Check, value: Any, where: str) -> bool:
+    """``check(value, where)``, then ``True`` (what a :class:`SeenTools` keeps: it passed)."""
+    check(value, where)
+    return True
 
 
 _ANTHROPIC_TOOL_CHOICE_TYPES = _one_of("auto", "any", "tool", "none")
@@ -281,7 +287,9 @@ def check_optional_fields(api: Api, body: Mapping[str, Any]) -> None:
     """Raise :class:`RequestError` naming the first optional field of ``body`` that the real
     ``api`` would refuse (wrong type, out of range, malformed tool). ``null`` means absent."""
     checks = OPTIONAL_FIELDS[api]
-    for key, value in body.items():  # a body names a few of the fields: walk those
-        check = checks.get(key)
-        if check is not None and value is not None:
-            check(value, key)
+    # the body's keys that the table names, in the body's order, picked in one C-level pass
+    # (an agent's body sends ten or so keys, a few of them checked)
+    for key in filter(checks.__contains__, body):
+        value = body[key]
+        if value is not None:
+            checks[key](value, key)
