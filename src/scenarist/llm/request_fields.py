@@ -51,26 +51,26 @@ def _integer(lo: int, hi: int | None = None) -> Check:
 
 
 def _boolean(value: Any, where: str) -> None:
-    if not isinstance(value, bool):
+    if value is not True and value is not False:
         raise _fail(where, "a boolean", value)
 
 
 def _string(value: Any, where: str) -> None:
-    if not isinstance(value, str):
+    if type(value) is not str and not isinstance(value, str):
         raise _fail(where, "a string", value)
 
 
 def _object(value: Any, where: str) -> None:
-    if not isinstance(value, dict):
+    if type(value) is not dict and not isinstance(value, dict):
         raise _fail(where, "an object", value)
 
 
 def _string_list(most: int | None = None) -> Check:
     def check(value: Any, where: str) -> None:
-        if not isinstance(value, list):
+        if type(value) is not list and not isinstance(value, list):
             raise _fail(where, "an array of strings", value)
         for i, item in enumerate(value):
-            if not isinstance(item, str):  # the item's path made only for an error
+            if type(item) is not str:  # the item's path made only for an error
                 _string(item, f"{where}[{i}]")
         if most is not None and len(value) > most:
             raise RequestError(f"{where}: at most {most} items, got {len(value)}", param=where)
@@ -88,7 +88,8 @@ def _one_of(*choices: str) -> Check:
 def _fields(**checks: Check) -> Check:
     """An object whose listed keys, when present and not null, pass their checks."""
     def check(value: Any, where: str) -> None:
-        _object(value, where)
+        if type(value) is not dict:
+            _object(value, where)
         for key, sub in checks.items():
             if value.get(key) is not None:
                 sub(value[key], f"{where}.{key}")
@@ -110,17 +111,20 @@ def _stop(value: Any, where: str) -> None:
 
 
 def _required_string(obj: Mapping[str, Any], key: str, where: str) -> None:
-    if isinstance(obj.get(key), str):  # the usual case, without making the field's path
+    if type(obj.get(key)) is str:  # the usual case, without making the field's path
         return
     if key not in obj:
         raise RequestError(f"{where}.{key}: Field required", param=f"{where}.{key}")
     _string(obj[key], f"{where}.{key}")
 
 
-_OPENAI_TOOL_CHOICE_MODES = _one_of("none", "auto", "required")
+_OPENAI_MODES = ("none", "auto", "required")
+_OPENAI_TOOL_CHOICE_MODES = _one_of(*_OPENAI_MODES)
 
 
 def _openai_tool_choice(value: Any, where: str) -> None:
+    if type(value) is str and value in _OPENAI_MODES:  # the usual case: one test
+        return
     if isinstance(value, str):
         _OPENAI_TOOL_CHOICE_MODES(value, where)
         return
@@ -210,8 +214,10 @@ def _anthropic_tool_choice(value: Any, where: str) -> None:
 
 
 def _thinking(value: Any, where: str) -> None:
-    _object(value, where)
-    _required_string(value, "type", where)
+    if type(value) is not dict:
+        _object(value, where)
+    if type(value.get("type")) is not str:
+        _required_string(value, "type", where)
     if value["type"] == "enabled":
         if "budget_tokens" not in value:
             raise RequestError(f"{where}.budget_tokens: Field required",
@@ -225,7 +231,7 @@ def _anthropic_system(value: Any, where: str) -> None:
     if not isinstance(value, list):
         raise _fail(where, "a string or an array of text blocks", value)
     for i, block in enumerate(value):
-        if not isinstance(block, dict) or not isinstance(block.get("text"), str):
+        if type(block) is not dict or type(block.get("text")) is not str:
             _object(block, f"{where}[{i}]")  # the block's path made only for an error
             _required_string(block, "text", f"{where}[{i}]")
 
