@@ -35,20 +35,22 @@ class SeenTools(list[Any]):
     Nothing may change it (the readers only read). What is derived from it is kept on it:
     a tool list that passed a check passes it again, and reads the same."""
 
-    __slots__ = ("_derived",)
+    __slots__ = ("known",)
 
     def __init__(self, items: list[Any]) -> None:
         super().__init__(items)
-        self._derived: dict[Hashable, Any] = {}
+        #: what :meth:`derived` worked out, by key (a reader on every request may look here
+        #: first: a look-up without the method call)
+        self.known: dict[Hashable, Any] = {}
 
     def derived(self, key: Hashable, make: Callable[..., T], *args: Any) -> T:
         """``make(*args)``, worked out once per ``key`` (an exception is raised again each
         time: nothing is kept for a list that fails a check). The arguments are passed, not
         closed over by a lambda: a closure and its cells were made on every request."""
         try:
-            value: T = self._derived[key]
+            value: T = self.known[key]
         except KeyError:
-            value = self._derived[key] = make(*args)
+            value = self.known[key] = make(*args)
         return value
 
 

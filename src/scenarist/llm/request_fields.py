@@ -188,7 +188,9 @@ def _tool_list(item: Check) -> Check:
 
     def check(value: Any, where: str) -> None:
         if isinstance(value, SeenTools):
-            value.derived((whole, where), _passed, whole, value, where)
+            key = (whole, where)
+            if key not in value.known:
+                value.derived(key, _passed, whole, value, where)
         else:
             whole(value, where)
     return check
