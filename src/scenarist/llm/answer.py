@@ -804,7 +804,9 @@ def read(request: ModelRequest, notes: Notes, body: Any) -> Conversation:
             choice = conv.choice
         else:
             conv = read_request(request.api, body)
-            choice = read_tool_choice(request.api, body.get("tool_choice"), conv.tool_names)
+            value = body.get("tool_choice")  # the names made only for a choice to check
+            choice = AUTO if value is None else read_tool_choice(request.api, value,
+                                                                 conv.tool_names)
     except RequestError as exc:
         raise _Rejected(exc.status, exc.message, param=exc.param) from None
     if choice is not AUTO:

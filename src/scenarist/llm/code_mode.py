@@ -167,6 +167,19 @@ def _first_text(output: Any) -> str | None:
     return output if isinstance(output, str) else None
 
 
+def cell_state(output: Any) -> tuple[str | None, str | None]:
+    """:func:`running_cell` and :func:`cell_error` of a tool output, read on every output
+    of a history: a string that does not start as a cell's output does (``Script ...``,
+    most tools' outputs) is neither, told by one test."""
+    if type(output) is str and not output.startswith(_CELL_OUTPUT):
+        return _NO_CELL
+    return running_cell(output), cell_error(output)
+
+
+_CELL_OUTPUT = "Script "  # how both a running and a failed cell's output start
+_NO_CELL: tuple[None, None] = (None, None)
+
+
 def running_cell(output: Any) -> str | None:
     """The cell id when a cell's output says it yielded while still running (its first
     line; any other tool's output starts otherwise)."""

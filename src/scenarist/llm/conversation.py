@@ -27,14 +27,7 @@ import orjson
 
 from scenarist.json_kind import json_kind
 from scenarist.llm.aider import edit_format
-from scenarist.llm.code_mode import (
-    EXEC,
-    WAIT,
-    cell_error,
-    is_code_mode,
-    nested_tools,
-    running_cell,
-)
+from scenarist.llm.code_mode import EXEC, WAIT, cell_state, is_code_mode, nested_tools
 from scenarist.llm.request_body import SeenTools
 from scenarist.llm.request_errors import RequestError as RequestError  # re-exported
 from scenarist.llm.request_fields import check_optional_fields
@@ -125,7 +118,7 @@ tests/llm/test_llm_request_side.py compares every field with the keyword-built r
 def with_choice(conv: Conversation, choice: ToolChoice) -> Conversation:
     """``conv._replace(choice=choice)``, without its keyword walk over the twenty fields
     (~1 µs, on every request that sends a ``tool_choice``, as Codex does)."""
-    return Conversation._make((*conv[:_CHOICE], choice, *conv[_CHOICE + 1:]))
+    return _conversation((*conv[:_CHOICE], choice, *conv[_CHOICE + 1:]))
 
 
 _NAMES: dict[int, tuple[tuple[ToolDecl, ...], frozenset[str]]] = {}
@@ -614,6 +607,7 @@ _RESPONSES_OUTPUTS = frozenset(
 _MOVES_ON = _RESPONSES_CALLS | _RESPONSES_OUTPUTS | {"message", "reasoning"}
 _RESPONSES_TEXTS = ("input_text", "output_text", "text")
 _ABSENT: Any = object()  # a key a body leaves out (``null`` is a value)
+_NONE_WAITED: frozenset[Any] = frozenset()  # a history without code-mode waits (most)
 
 
 def read_responses(body: Mapping[str, Any]) -> Conversation:
@@ -633,7 +627,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
     texts: list[str] = []
     calls = results = turns = waits = 0
     in_turn = False
-    waited: set[Any] = set()  # call ids of code-mode ``wait`` calls
+    waited: frozenset[Any] | set[Any] = _NONE_WAITED  # call ids of code-mode ``wait`` calls
     running: str | None = None
     failed: str | None = None
     instructions = body.get("instructions")
@@ -682,8 +676,7 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
                     param=f"input[{i}].role",
                 )
         elif kind == "function_call_output" or kind == "custom_tool_call_output":
-            running = running_cell(item.get("output"))
-            failed = cell_error(item.get("output"))
+            running, failed = cell_state(item.get("output"))
             if _call_id(item, i) in waited and kind == "function_call_output":
                 continue  # the output of a ``wait``
             results += 1
@@ -704,6 +697,8 @@ def read_responses(body: Mapping[str, Any]) -> Conversation:
             name = item.get("name")
             call = _call_id(item, i)
             if kind == "function_call" and name == WAIT:  # resumes a cell: no call of the scenario
+                if type(waited) is not set:
+                    waited = set()
                 waited.add(call)
                 waits += 1
                 continue
