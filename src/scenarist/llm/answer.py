@@ -77,7 +77,7 @@ from scenarist.llm.render import Rendered, call_ids, estimate_tokens, render_tur
 from scenarist.llm.request_body import BodyReader
 from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
-from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make
+from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make, table
 from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_calls import tool_calls
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
@@ -237,10 +237,12 @@ class Rendering(NamedTuple):
     def shape(self) -> tuple[Any, ...]:
         """The template memo's key: every input that reaches :func:`encode_turn` but the
         conversation (of the ref), ``created`` and ``input_tokens``, which an answer made from
-        a template is filled with (:mod:`scenarist.llm.template`)."""
+        a template is filled with (:mod:`scenarist.llm.template`). The declared tools go in
+        hashed once per tuple (:func:`_hashed_tools`)."""
         c, ref = self.conv, self.ref
         return (id(self.script), ref.scenario, ref.turn, ref.part, ref.one_call, ref.stored,
-                ref.model, self.api, self.profile, self.cwd, c.tools, c.model, c.stream,
+                ref.model, self.api, self.profile, self.cwd, _hashed_tools(c.tools), c.model,
+                c.stream,
                 c.include_usage, self.thinking, c.previous, c.client, c.choice,
                 c.extra.get("sse"), c.extra.get("json_schema"))
 
@@ -465,20 +467,61 @@ class _Shaped:
 
     def filled(self, r: Rendering) -> Encoded:
         """The answer to ``r``: the template filled with its values."""
-        values = (r.ref, r.created, r.input_tokens)
+        ref = r.ref
+        values = (ref, r.created, r.input_tokens)
         last_values, last = self.last
         if values == last_values:
             return last
-        parts = fill(self.formats, r.fill(self.output_tokens, self.calls).table())
+        slots = table(encode_ref(ref), call_ids(r.api, ref, self.calls) if self.calls else (),
+                      r.created, r.input_tokens, self.output_tokens)
         e = self.encoded
-        if e.body is not None:
-            filled = Encoded(e.calls, parts[0], (), e.end_ms, e.sse)
+        if e.body is not None:  # one part: no list of parts to make
+            filled = Encoded(e.calls, self.formats[0] % slots, (), e.end_ms, e.sse)
         else:
+            parts = fill(self.formats, slots)
             n = len(self.times)
             filled = Encoded(e.calls, None, tuple(map(Batch, self.times, parts[:n])), e.end_ms,
                              e.sse, tuple(map(Batch, self.frame_times, parts[n:])), e.strike)
         self.last = (values, filled)
         return filled
+
+
+class _HashedTools:
+    """A request's tool declarations in a shape key, their hash worked out once: a tuple
+    does not keep its hash, and hashing an agent's dozen declarations (names, parameters,
+    required lists) took ~8,000 instructions of every answer, a third of its key's. Equal
+    to another exactly when the declarations are equal."""
+
+    __slots__ = ("hash", "tools")
+
+    def __init__(self, tools: tuple[ToolDecl, ...]) -> None:
+        self.tools, self.hash = tools, hash(tools)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _HashedTools) and (other.tools is self.tools
+                                                     or other.tools == self.tools)
+
+
+_HASHED: dict[int, _HashedTools] = {}
+_HASHED_LIMIT = 16
+
+
+def _hashed_tools(tools: tuple[ToolDecl, ...]) -> _HashedTools:
+    """``tools`` hashed, kept for the last few tuples (by the tuple itself: its id, and the
+    tuple held, so that the id stays its own): an agent's declarations are one tuple on all
+    its requests when its body ends with the tool list it sent before
+    (:mod:`scenarist.llm.request_body`), as agents' bodies do."""
+    kept = _HASHED.get(id(tools))
+    if kept is not None and kept.tools is tools:
+        return kept
+    hashed = _HashedTools(tools)
+    if len(_HASHED) >= _HASHED_LIMIT:
+        _HASHED.clear()
+    _HASHED[id(tools)] = hashed  # one assignment: safe beside the worker thread
+    return hashed
 
 
 def _parts(encoded: Encoded) -> tuple[bytes, ...]:
