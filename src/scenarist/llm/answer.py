@@ -75,7 +75,7 @@ from scenarist.llm.position import (
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, call_ids, estimate_tokens, render_turn, render_wait
 from scenarist.llm.request_body import BodyReader
-from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
+from scenarist.llm.script import EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
 from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make, table
 from scenarist.llm.thinking import ThinkingShown, asked
@@ -694,21 +694,24 @@ class Answerer:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
         name = request.headers.get("x-scenario-name")
         prompt = request.headers.get("x-scenario-prompt")
-        # context before the user's prompt (aider's few-shot pairs) is no scenario's prompt:
-        # the first user prompt that selects one is where the conversation starts
-        later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
         try:
             choice = self.selector.choose(name=name, prompt=prompt,
                                           conversation_prompt=conv.first_prompt)
         except RequestSelectionError as exc:
+            # context before the user's prompt (aider's few-shot pairs) is no scenario's
+            # prompt: the first user prompt that selects one is where the conversation starts
+            later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
             found = next(filter(None, (self._by_prompt(p) for p in later)), None)
             if found is None:
                 if exc.divergence is not None:
                     notes["divergence"] = exc.divergence.as_json()
                 raise _Rejected(exc.status, exc.message) from None
             choice = found
-        notes.update(scenario=choice.script.name, selected_by=choice.by,
-                     distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
+        # item by item, not update(**...): no keyword dict built on every request
+        notes["scenario"] = choice.script.name
+        notes["selected_by"] = choice.by
+        notes["distance"] = choice.distance
+        notes["runners_up"] = [list(r) for r in choice.runners_up]
         return choice
 
     def continued(self, previous: TurnRef, api: Api, value: str) -> Script:
@@ -891,7 +894,9 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
             position = locate(script, conv, lambda i: served((id(script), key, i)))
     except PositionError as exc:
         raise diverged(exc, notes) from None
-    notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
+    notes["segment"] = position.segment  # item by item: no keyword dict (see select)
+    notes["turn"] = position.turn.index
+    notes["step"] = position.step
     if position.part:
         notes["part"] = position.part
     return position
@@ -968,7 +973,7 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
 def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
     """The scenario's tool names that went out under another (declared) name, for the
     journal (only when every action became one call; aider's text blocks are no calls)."""
-    if len(calls) != len(turn.actions):
+    if not calls or len(calls) != len(turn.actions):
         return {}
     return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
             if isinstance(a, ToolAction) and a.tool != c}
@@ -977,11 +982,10 @@ def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
 def reads_files(turn: ModelTurn) -> bool:
     """Whether rendering ``turn`` depends on files on disk (so it cannot be memoised): an
     edit or a write is rendered against the file as it is."""
-    return any(_reads_files(a) for a in turn.actions)
-
-
-def _reads_files(action: Action) -> bool:
-    return isinstance(action, EditAction) or action.tool in ("writeFile", "editFile")
+    for action in turn.actions:  # a loop, not any(...): no generator on every answer
+        if isinstance(action, EditAction) or action.tool in ("writeFile", "editFile"):
+            return True
+    return False
 
 
 def _seconds(value: float) -> str:
