@@ -238,13 +238,13 @@ class Rendering(NamedTuple):
         """The template memo's key: every input that reaches :func:`encode_turn` but the
         conversation (of the ref), ``created`` and ``input_tokens``, which an answer made from
         a template is filled with (:mod:`scenarist.llm.template`). The declared tools go in
-        hashed once per tuple (:func:`_hashed_tools`)."""
+        as their token (:func:`_tools_token`: one per distinct list)."""
         c, ref = self.conv, self.ref
+        extra = c.extra
         return (id(self.script), ref.scenario, ref.turn, ref.part, ref.one_call, ref.stored,
-                ref.model, self.api, self.profile, self.cwd, _hashed_tools(c.tools), c.model,
-                c.stream,
-                c.include_usage, self.thinking, c.previous, c.client, c.choice,
-                c.extra.get("sse"), c.extra.get("json_schema"))
+                ref.model, self.api, self.profile, self.cwd, _tools_token(c.tools), c.model,
+                c.stream, c.include_usage, asked(self.api, c), c.previous, c.client, c.choice,
+                extra.get("sse"), extra.get("json_schema"))
 
     def fill(self, output_tokens: int, calls: int) -> Fill:
         """The values this answer fills a template of its shape with."""
@@ -486,42 +486,39 @@ class _Shaped:
         return filled
 
 
-class _HashedTools:
-    """A request's tool declarations in a shape key, their hash worked out once: a tuple
-    does not keep its hash, and hashing an agent's dozen declarations (names, parameters,
-    required lists) took ~8,000 instructions of every answer, a third of its key's. Equal
-    to another exactly when the declarations are equal."""
+class _Tools:
+    """One token per distinct list of tool declarations, for the shape key: hashed and
+    compared by identity, in C. A tuple does not keep its hash, and hashing an agent's dozen
+    declarations (names, parameters, required lists) took ~8,000 instructions of every
+    answer, a third of its key's; a token is looked up by the tuple's id instead."""
 
-    __slots__ = ("hash", "tools")
-
-    def __init__(self, tools: tuple[ToolDecl, ...]) -> None:
-        self.tools, self.hash = tools, hash(tools)
-
-    def __hash__(self) -> int:
-        return self.hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _HashedTools) and (other.tools is self.tools
-                                                     or other.tools == self.tools)
+    __slots__ = ()
 
 
-_HASHED: dict[int, _HashedTools] = {}
-_HASHED_LIMIT = 16
+_TOOLS_BY_ID: dict[int, tuple[tuple[ToolDecl, ...], _Tools]] = {}  # each tuple held
+_TOOLS_BY_VALUE: dict[tuple[ToolDecl, ...], _Tools] = {}  # equal lists share a token
+_TOOLS_LIMIT = 64
 
 
-def _hashed_tools(tools: tuple[ToolDecl, ...]) -> _HashedTools:
-    """``tools`` hashed, kept for the last few tuples (by the tuple itself: its id, and the
-    tuple held, so that the id stays its own): an agent's declarations are one tuple on all
-    its requests when its body ends with the tool list it sent before
-    (:mod:`scenarist.llm.request_body`), as agents' bodies do."""
-    kept = _HASHED.get(id(tools))
-    if kept is not None and kept.tools is tools:
-        return kept
-    hashed = _HashedTools(tools)
-    if len(_HASHED) >= _HASHED_LIMIT:
-        _HASHED.clear()
-    _HASHED[id(tools)] = hashed  # one assignment: safe beside the worker thread
-    return hashed
+def _tools_token(tools: tuple[ToolDecl, ...]) -> _Tools:
+    """The token of ``tools``: by the tuple's id when it was seen before (an agent's
+    declarations are one tuple on all its requests when its body ends with the tool list it
+    sent before, :mod:`scenarist.llm.request_body`; the table holds the tuple, so the id
+    stays its own), else by its value, so that equal lists read afresh (bodies that are not
+    compact JSON) share a token. Bounded: the tables start afresh when full; a list given a
+    new token only has its shapes' templates made once more."""
+    kept = _TOOLS_BY_ID.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1]
+    token = _TOOLS_BY_VALUE.get(tools)
+    if token is None:
+        if len(_TOOLS_BY_VALUE) >= _TOOLS_LIMIT:
+            _TOOLS_BY_VALUE.clear()
+        token = _TOOLS_BY_VALUE[tools] = _Tools()
+    if len(_TOOLS_BY_ID) >= _TOOLS_LIMIT:
+        _TOOLS_BY_ID.clear()
+    _TOOLS_BY_ID[id(tools)] = (tools, token)  # one assignment: safe beside the worker thread
+    return token
 
 
 def _parts(encoded: Encoded) -> tuple[bytes, ...]:

@@ -53,12 +53,13 @@ class TurnRef(NamedTuple):
 
 def conversation_key(scenario: str, headers: Mapping[str, str], first_prompt: str | None) -> str:
     """What tells this conversation apart: the agent's session id, else its first prompt."""
-    seed = f"prompt:{first_prompt or ''}"
     for header in SESSION_HEADERS:
         value = headers.get(header)
         if value:
             seed = f"{header}:{value}"
             break
+    else:  # the prompt copied into a seed only when no session id says it (a long one costs)
+        seed = f"prompt:{first_prompt or ''}"
     key = _keys.get((scenario, seed))
     if key is None:
         digest = hashlib.blake2b(f"{scenario}\0{seed}".encode(), digest_size=_KEY_CHARS // 2)
