@@ -291,3 +291,25 @@ def test_make_refuses_a_template_that_filling_does_not_reproduce() -> None:
     assert make(encode(a, "tokenA"), a, encode(b, "tokenA"), b) is None
     # a layout that depends on a value (here the id's length): refused
     assert make([b"x" * len(a.token)], a, [b"x" * len(b.token)], b) is None
+
+
+def test_tool_lists_share_a_token_exactly_when_equal() -> None:
+    """The shape key's token of a tool list: the same for an equal list read afresh (a body
+    that is not compact JSON), another for a list that differs in any declaration, and
+    bounded (tables started afresh still give equal lists one token)."""
+    from scenarist.llm.answer import _TOOLS_BY_ID, _TOOLS_BY_VALUE, _TOOLS_LIMIT, _tools_token
+    from scenarist.llm.conversation import ToolDecl
+
+    def decls(required: tuple[str, ...]) -> tuple[ToolDecl, ...]:
+        return tuple([ToolDecl("Bash", params=(("command", "string"),), required=required),
+                      ToolDecl("Read")])
+
+    first, again, other = decls(("command",)), decls(("command",)), decls(())
+    assert first is not again
+    assert _tools_token(first) is _tools_token(again) is _tools_token(first)
+    assert _tools_token(other) is not _tools_token(first)
+    for k in range(3 * _TOOLS_LIMIT):
+        _tools_token((ToolDecl(f"tool{k}"),))
+    assert len(_TOOLS_BY_ID) <= _TOOLS_LIMIT and len(_TOOLS_BY_VALUE) <= _TOOLS_LIMIT
+    assert _tools_token(decls(("command",))) is _tools_token(first)
+    assert _tools_token(other) is not _tools_token(first)

@@ -75,9 +75,9 @@ from scenarist.llm.position import (
 from scenarist.llm.profiles import Context, EditError
 from scenarist.llm.render import Rendered, call_ids, estimate_tokens, render_turn, render_wait
 from scenarist.llm.request_body import BodyReader
-from scenarist.llm.script import Action, EditAction, ModelTurn, Script, ToolAction
+from scenarist.llm.script import EditAction, ModelTurn, Script, ToolAction
 from scenarist.llm.selection import Choice, RequestSelectionError, Selector
-from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make
+from scenarist.llm.template import SENTINEL_A, SENTINEL_B, Fill, Sentinels, fill, make, table
 from scenarist.llm.thinking import ThinkingShown, asked
 from scenarist.llm.tool_calls import tool_calls
 from scenarist.llm.tool_choice import AUTO, read_tool_choice
@@ -237,12 +237,14 @@ class Rendering(NamedTuple):
     def shape(self) -> tuple[Any, ...]:
         """The template memo's key: every input that reaches :func:`encode_turn` but the
         conversation (of the ref), ``created`` and ``input_tokens``, which an answer made from
-        a template is filled with (:mod:`scenarist.llm.template`)."""
+        a template is filled with (:mod:`scenarist.llm.template`). The declared tools go in
+        as their token (:func:`_tools_token`: one per distinct list)."""
         c, ref = self.conv, self.ref
+        extra = c.extra
         return (id(self.script), ref.scenario, ref.turn, ref.part, ref.one_call, ref.stored,
-                ref.model, self.api, self.profile, self.cwd, c.tools, c.model, c.stream,
-                c.include_usage, self.thinking, c.previous, c.client, c.choice,
-                c.extra.get("sse"), c.extra.get("json_schema"))
+                ref.model, self.api, self.profile, self.cwd, _tools_token(c.tools), c.model,
+                c.stream, c.include_usage, asked(self.api, c), c.previous, c.client, c.choice,
+                extra.get("sse"), extra.get("json_schema"))
 
     def fill(self, output_tokens: int, calls: int) -> Fill:
         """The values this answer fills a template of its shape with."""
@@ -465,20 +467,58 @@ class _Shaped:
 
     def filled(self, r: Rendering) -> Encoded:
         """The answer to ``r``: the template filled with its values."""
-        values = (r.ref, r.created, r.input_tokens)
+        ref = r.ref
+        values = (ref, r.created, r.input_tokens)
         last_values, last = self.last
         if values == last_values:
             return last
-        parts = fill(self.formats, r.fill(self.output_tokens, self.calls).table())
+        slots = table(encode_ref(ref), call_ids(r.api, ref, self.calls) if self.calls else (),
+                      r.created, r.input_tokens, self.output_tokens)
         e = self.encoded
-        if e.body is not None:
-            filled = Encoded(e.calls, parts[0], (), e.end_ms, e.sse)
+        if e.body is not None:  # one part: no list of parts to make
+            filled = Encoded(e.calls, self.formats[0] % slots, (), e.end_ms, e.sse)
         else:
+            parts = fill(self.formats, slots)
             n = len(self.times)
             filled = Encoded(e.calls, None, tuple(map(Batch, self.times, parts[:n])), e.end_ms,
                              e.sse, tuple(map(Batch, self.frame_times, parts[n:])), e.strike)
         self.last = (values, filled)
         return filled
+
+
+class _Tools:
+    """One token per distinct list of tool declarations, for the shape key: hashed and
+    compared by identity, in C. A tuple does not keep its hash, and hashing an agent's dozen
+    declarations (names, parameters, required lists) took ~9,000 instructions of every
+    answer, most of its key's; a token is looked up by the tuple's id instead."""
+
+    __slots__ = ()
+
+
+_TOOLS_BY_ID: dict[int, tuple[tuple[ToolDecl, ...], _Tools]] = {}  # each tuple held
+_TOOLS_BY_VALUE: dict[tuple[ToolDecl, ...], _Tools] = {}  # equal lists share a token
+_TOOLS_LIMIT = 64
+
+
+def _tools_token(tools: tuple[ToolDecl, ...]) -> _Tools:
+    """The token of ``tools``: by the tuple's id when it was seen before (an agent's
+    declarations are one tuple on all its requests when its body ends with the tool list it
+    sent before, :mod:`scenarist.llm.request_body`; the table holds the tuple, so the id
+    stays its own), else by its value, so that equal lists read afresh (bodies that are not
+    compact JSON) share a token. Bounded: the tables start afresh when full; a list given a
+    new token only has its shapes' templates made once more."""
+    kept = _TOOLS_BY_ID.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1]
+    token = _TOOLS_BY_VALUE.get(tools)
+    if token is None:
+        if len(_TOOLS_BY_VALUE) >= _TOOLS_LIMIT:
+            _TOOLS_BY_VALUE.clear()
+        token = _TOOLS_BY_VALUE[tools] = _Tools()
+    if len(_TOOLS_BY_ID) >= _TOOLS_LIMIT:
+        _TOOLS_BY_ID.clear()
+    _TOOLS_BY_ID[id(tools)] = (tools, token)  # one assignment: safe beside the worker thread
+    return token
 
 
 def _parts(encoded: Encoded) -> tuple[bytes, ...]:
@@ -651,21 +691,24 @@ class Answerer:
         """The scenario: ``x-scenario-name``, else ``x-scenario-prompt``, else the prompt."""
         name = request.headers.get("x-scenario-name")
         prompt = request.headers.get("x-scenario-prompt")
-        # context before the user's prompt (aider's few-shot pairs) is no scenario's prompt:
-        # the first user prompt that selects one is where the conversation starts
-        later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
         try:
             choice = self.selector.choose(name=name, prompt=prompt,
                                           conversation_prompt=conv.first_prompt)
         except RequestSelectionError as exc:
+            # context before the user's prompt (aider's few-shot pairs) is no scenario's
+            # prompt: the first user prompt that selects one is where the conversation starts
+            later = () if name or prompt else conv.prompts[1:MAX_CONTEXT_PROMPTS]
             found = next(filter(None, (self._by_prompt(p) for p in later)), None)
             if found is None:
                 if exc.divergence is not None:
                     notes["divergence"] = exc.divergence.as_json()
                 raise _Rejected(exc.status, exc.message) from None
             choice = found
-        notes.update(scenario=choice.script.name, selected_by=choice.by,
-                     distance=choice.distance, runners_up=[list(r) for r in choice.runners_up])
+        # item by item, not update(**...): no keyword dict built on every request
+        notes["scenario"] = choice.script.name
+        notes["selected_by"] = choice.by
+        notes["distance"] = choice.distance
+        notes["runners_up"] = [list(r) for r in choice.runners_up]
         return choice
 
     def continued(self, previous: TurnRef, api: Api, value: str) -> Script:
@@ -850,7 +893,9 @@ def place(script: Script, conv: Conversation, key: str, served: Callable[[ErrorK
             position = locate(script, conv, lambda i: served((id(script), key, i)))
     except PositionError as exc:
         raise diverged(exc, notes) from None
-    notes.update(segment=position.segment, turn=position.turn.index, step=position.step)
+    notes["segment"] = position.segment  # item by item: no keyword dict (see select)
+    notes["turn"] = position.turn.index
+    notes["step"] = position.step
     if position.part:
         notes["part"] = position.part
     return position
@@ -927,7 +972,7 @@ def strict(script: Script, turn: ModelTurn, tools: frozenset[str], encoded: Enco
 def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
     """The scenario's tool names that went out under another (declared) name, for the
     journal (only when every action became one call; aider's text blocks are no calls)."""
-    if len(calls) != len(turn.actions):
+    if not calls or len(calls) != len(turn.actions):
         return {}
     return {a.tool: c for a, c in zip(turn.actions, calls, strict=True)
             if isinstance(a, ToolAction) and a.tool != c}
@@ -936,11 +981,10 @@ def renamed_calls(turn: ModelTurn, calls: tuple[str, ...]) -> dict[str, str]:
 def reads_files(turn: ModelTurn) -> bool:
     """Whether rendering ``turn`` depends on files on disk (so it cannot be memoised): an
     edit or a write is rendered against the file as it is."""
-    return any(_reads_files(a) for a in turn.actions)
-
-
-def _reads_files(action: Action) -> bool:
-    return isinstance(action, EditAction) or action.tool in ("writeFile", "editFile")
+    for action in turn.actions:  # a loop, not any(...): no generator on every answer
+        if isinstance(action, EditAction) or action.tool in ("writeFile", "editFile"):
+            return True
+    return False
 
 
 def _seconds(value: float) -> str:

@@ -23,6 +23,7 @@ conversation itself, never from a counter or the clock.
 import base64
 import binascii
 import hashlib
+from binascii import b2a_base64
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -32,6 +33,7 @@ SESSION_HEADERS = ("x-scenario-session", "x-claude-code-session-id", "session-id
 _KEY_CHARS = 16
 _KEYS_LIMIT = 4096
 _keys: dict[tuple[str, str], str] = {}  # conversation keys already derived (hot path)
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 
 class TurnRef(NamedTuple):
@@ -51,12 +53,13 @@ class TurnRef(NamedTuple):
 
 def conversation_key(scenario: str, headers: Mapping[str, str], first_prompt: str | None) -> str:
     """What tells this conversation apart: the agent's session id, else its first prompt."""
-    seed = f"prompt:{first_prompt or ''}"
     for header in SESSION_HEADERS:
         value = headers.get(header)
         if value:
             seed = f"{header}:{value}"
             break
+    else:  # the prompt copied into a seed only when no session id says it (a long one costs)
+        seed = f"prompt:{first_prompt or ''}"
     key = _keys.get((scenario, seed))
     if key is None:
         digest = hashlib.blake2b(f"{scenario}\0{seed}".encode(), digest_size=_KEY_CHARS // 2)
@@ -71,7 +74,8 @@ def encode_ref(ref: TurnRef) -> str:
     """The id token of ``ref`` (base64url of a small JSON array, unpadded): URL- and id-safe."""
     raw = orjson.dumps([ref.scenario, ref.conversation, ref.turn, ref.part, ref.one_call,
                         ref.stored, ref.model])
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    # base64.urlsafe_b64encode's own steps without its two Python frames (on every answer)
+    return b2a_base64(raw, newline=False).translate(_URLSAFE).rstrip(b"=").decode("ascii")
 
 
 def decode_ref(token: str) -> TurnRef | None:

@@ -162,6 +162,8 @@ def call_ids(api: Api, ref: TurnRef, count: int) -> tuple[str, ...]:
     """The ids of the first ``count`` tool calls of the answer ``ref``, as :func:`render_turn`
     gives them (what an answer made from a template is filled with,
     :mod:`scenarist.llm.template`)."""
+    if count == 1:  # the usual tool-calling answer: no list to make
+        return (call_id(call_prefix(api), ref, 0),)
     prefix = call_prefix(api)
     return tuple([call_id(prefix, ref, k) for k in range(count)])
 

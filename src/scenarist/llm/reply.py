@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -31,10 +31,11 @@ class Streams:
     active: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Ready:
+class Ready(NamedTuple):
     """An answer all due now: status, headers and the whole body, sent as one ASGI
-    response (``stream``: an SSE body, sent chunked like any stream)."""
+    response (``stream``: an SSE body, sent chunked like any stream). A ``NamedTuple``, one
+    per answer: a frozen dataclass sets each field through ``object.__setattr__`` (see
+    :mod:`scenarist.llm.answer`)."""
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]
@@ -45,11 +46,13 @@ class Ready:
         return self._send
 
     async def _send(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = list(self.headers)
-        if not self.stream:
-            headers.append((b"content-length", str(len(self.body)).encode()))
+        body = self.body
+        # the headers as a tuple: ASGI takes any iterable of pairs (a list copied and
+        # appended to cost a few hundred instructions an answer)
+        headers = self.headers if self.stream else (
+            *self.headers, (b"content-length", b"%d" % len(body)))
         await send({"type": "http.response.start", "status": self.status, "headers": headers})
-        await send({"type": "http.response.body", "body": self.body, "more_body": False})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 class LateBody:

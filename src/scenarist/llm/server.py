@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from scenarist.faults import CHAOS_HEADER, Chaos, ChaosError
 from scenarist.json_kind import json_kind
 from scenarist.llm.answer import (
+    ANSWER_HEADERS,
     WIRE,
     AgentType,
     Answer,
@@ -140,11 +141,6 @@ class MockModelServer:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point. Model endpoints take a direct path (no router, no request
         object: they are the hot path); everything else goes through Starlette's router."""
-        if scope["type"] == "websocket" and scope["path"] in _SOCKET_PATHS:
-            from scenarist.llm.websocket import serve_socket  # only when a client upgrades
-
-            await serve_socket(self, scope, receive, send)
-            return
         if scope["type"] == "http" and scope["method"] == "POST":
             api = _MODEL_PATHS.get(scope["path"])
             if api is not None:
@@ -156,6 +152,11 @@ class MockModelServer:
                 response = await self._count_tokens(headers, receive)
                 await response(scope, receive, send)
                 return
+        if scope["type"] == "websocket" and scope["path"] in _SOCKET_PATHS:
+            from scenarist.llm.websocket import serve_socket  # only when a client upgrades
+
+            await serve_socket(self, scope, receive, send)
+            return
         if scope["type"] == "http" and (":" in scope["path"]
                                         or scope["path"].startswith(GEMINI_PREFIXES)
                                         or (scope["path"].startswith("/v1/models")
@@ -184,7 +185,9 @@ class MockModelServer:
         return self._error(api, Rejection(404, f"no endpoint {method} {path}; {_SERVED}"))
 
     async def _direct(self, api: Api, scope: Scope, receive: Receive, route: str = "") -> ASGIApp:
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        # only the headers a model answer reads are decoded (agents send 13-21 headers)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
+                   if k in _ANSWER_READS}
         query = journal_query(scope.get("query_string", b"").decode("latin-1"))
         raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
@@ -380,7 +383,10 @@ class MockModelServer:
         route: str = "",
     ) -> ASGIApp:
         """Journal the request, answer it, and what sends the answer on its schedule."""
-        entry, result = await self.answer_request(api, headers, path, query, raw, route=route)
+        if len(raw) <= OFF_LOOP_BYTES:  # the usual request: answered here, no coroutine more
+            entry, result = self.answer_now(api, headers, path, query, raw, route)
+        else:
+            entry, result = await self.answer_request(api, headers, path, query, raw, route=route)
         if self.options.on_miss is not None and isinstance(result, Rejection) and missed(result):
             entry.update(status=result.status, error=result.message, proxied=True)
             self.journal.settle(entry)
@@ -455,9 +461,9 @@ class MockModelServer:
         (``noted`` goes into its entry), answer it (memoised, large bodies on a worker
         thread), and remember a scripted error once answered. A successful answer's entry
         is left open (status 200) for the caller to settle once it is sent."""
-        entry = self._open_entry(api, path, query, noted)
         if len(raw) <= OFF_LOOP_BYTES:
-            return entry, self._answer_here(entry, api, headers, raw, route)
+            return self.answer_now(api, headers, path, query, raw, route, noted)
+        entry = self._open_entry(api, path, query, noted)
         # parsing it would hold every other client up: a worker thread, without the memo
         request = ModelRequest.of(api, headers, raw, created=int(entry["time"]), route=route)
         result, notes = await asyncio.to_thread(
@@ -465,19 +471,25 @@ class MockModelServer:
         entry.update(notes)  # here, on the loop's thread, not in the worker
         return entry, self._remember(entry, result)
 
-    def _open_entry(self, api: Api, path: str, query: str, noted: Mapping[str, Any]
+    def answer_now(self, api: Api, headers: Mapping[str, str], path: str, query: str,
+                   raw: bytes, route: str = "", noted: Mapping[str, Any] | None = None
+                   ) -> tuple[dict[str, Any], Rejection | Answer]:
+        """:meth:`answer_request` for a body small enough to answer on the loop's thread (the
+        HTTP path calls it directly: a coroutine less a request). The entry collects the
+        notes itself (a copy less)."""
+        entry = self._open_entry(api, path, query, noted)
+        request = ModelRequest.of(api, headers, raw, int(entry["time"]), route)
+        return entry, self._remember(entry, self.answer(request, self._served_errors.__contains__,
+                                                        entry))
+
+    def _open_entry(self, api: Api, path: str, query: str, noted: Mapping[str, Any] | None
                     ) -> dict[str, Any]:
         entry: dict[str, Any] = {"seq": self._next_seq(), "time": self.options.wall(),
-                                 "api": api, "path": path, "query": query, **noted}
+                                 "api": api, "path": path, "query": query}
+        if noted:
+            entry.update(noted)
         self.journal.add(entry)
         return entry
-
-    def _answer_here(self, entry: dict[str, Any], api: Api, headers: Mapping[str, str],
-                     raw: bytes, route: str = "") -> Rejection | Answer:
-        """Answer on the loop's thread; the entry collects the notes itself (a copy less)."""
-        request = ModelRequest.of(api, headers, raw, created=int(entry["time"]), route=route)
-        return self._remember(entry, self.answer(request, self._served_errors.__contains__,
-                                                 entry))
 
     def _remember(self, entry: dict[str, Any], result: Rejection | Answer) -> Rejection | Answer:
         if isinstance(result, Rejection):
@@ -535,6 +547,11 @@ _SERVED = (
 GEMINI_PREFIXES = ("/v1beta/", "/v1alpha/", "/v1beta1/")
 #: where Codex (and the OpenAI SDKs' ``responses.connect()``) open the Responses WebSocket
 _SOCKET_PATHS = frozenset({"/v1/responses"})
+#: the request headers the model endpoints read: the body's type and size, what an answer
+#: depends on (:data:`~scenarist.llm.answer.ANSWER_HEADERS`) and the chaos header
+_ANSWER_READS = frozenset(
+    name.encode("latin-1")
+    for name in ("content-type", "content-length", CHAOS_HEADER, *ANSWER_HEADERS))
 _MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",

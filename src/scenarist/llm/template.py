@@ -39,12 +39,18 @@ class Fill(NamedTuple):
 
     def table(self) -> dict[bytes, bytes]:
         """Each slot's name and the text that goes there."""
-        table = {TOKEN: self.token.encode(), CREATED: b"%d" % self.created,
-                 INPUT: b"%d" % self.input_tokens,
-                 TOTAL: b"%d" % (self.input_tokens + self.output_tokens)}
-        for k, cid in enumerate(self.calls):
-            table[b"c%d" % k] = cid.encode()
-        return table
+        return table(*self)
+
+
+def table(token: str, calls: Sequence[str], created: int, input_tokens: int,
+          output_tokens: int) -> dict[bytes, bytes]:
+    """:meth:`Fill.table` of these values, without the :class:`Fill` (the memo's hit path
+    fills straight from the request's values)."""
+    slots = {TOKEN: token.encode(), CREATED: b"%d" % created, INPUT: b"%d" % input_tokens,
+             TOTAL: b"%d" % (input_tokens + output_tokens)}
+    for k, cid in enumerate(calls):
+        slots[b"c%d" % k] = cid.encode()
+    return slots
 
 
 class Sentinels(NamedTuple):
