@@ -35,21 +35,14 @@ class Served:
 
         import uvicorn
 
-        from scenarist.llm.cli import WEBSOCKET_SETTINGS
+        from scenarist.llm.cli import uvicorn_config
         from scenarist.serving import bind
 
         self.server = server
         sock = bind("127.0.0.1", 0)
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            server.app,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-            **WEBSOCKET_SETTINGS,
-        )
+        config = uvicorn_config(server, timeout_graceful_shutdown=1)  # as `scenarist llm` serves
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.uvicorn.run, kwargs={"sockets": [sock]}, daemon=True

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the server (Starlette) is imported only when it serves
-    from scenarist.llm.server import MissHandler
+    import asyncio
+
+    from scenarist.llm.server import MissHandler, MockModelServer
 
 from scenarist.llm.script import Script
 from scenarist.record.cli import add_recording, recording_problem
@@ -236,8 +238,6 @@ WEBSOCKET_SETTINGS: dict[str, Any] = {"ws": "websockets-sansio", "ws_per_message
 
 
 def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) -> int:
-    import uvicorn
-
     from scenarist.llm.server import MockModelServer, Options
     from scenarist.play import RealClock, clamp_speed
 
@@ -255,18 +255,7 @@ def serve(scripts: list[Script], sock: socket.socket, args: argparse.Namespace) 
     )
     server = MockModelServer(scripts, options)
     server.selector.index.prepare()  # the prompt search is built now, not on the first request
-    config = uvicorn.Config(
-        server.app,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        loop=_best("uvloop", "asyncio"),
-        timeout_graceful_shutdown=2,
-        proxy_headers=False,
-        ws_max_size=options.body_limit,  # a larger WebSocket message is closed with 1009
-        http=_best("httptools", "h11"),
-        **WEBSOCKET_SETTINGS,
-    )
+    config = uvicorn_config(server)
     quiet_server_class(f"listening on {shown_url(sock)}")(config).run(sockets=[sock])
     return 0
 
@@ -278,6 +267,36 @@ def _miss_proxy(args: argparse.Namespace) -> MissHandler:
     print(f"scenarist llm: recording misses from {args.upstream} to {args.out}",
           file=sys.stderr, flush=True)
     return RecordingProxy(args.upstream, recorder_of(args), label="scenarist llm")
+
+
+def uvicorn_config(server: MockModelServer, **settings: Any) -> Any:
+    """How ``scenarist llm`` serves ``server`` with uvicorn (``settings`` override; the
+    tests serve it the same way): quiet, httptools with model requests answered in place,
+    uvloop where installed, WebSocket messages up to the body limit."""
+    import uvicorn
+
+    chosen: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,
+        "lifespan": "off",
+        "loop": _best("uvloop", "asyncio"),
+        "timeout_graceful_shutdown": 2,
+        "proxy_headers": False,
+        "ws_max_size": server.options.body_limit,  # a larger WebSocket message: closed, 1009
+        "http": model_http_protocol(server),
+        **WEBSOCKET_SETTINGS,
+    }
+    return uvicorn.Config(server.app, **{**chosen, **settings})
+
+
+def model_http_protocol(server: MockModelServer) -> type[asyncio.Protocol] | str:
+    """uvicorn's ``http`` setting: httptools with model requests answered in place
+    (:mod:`scenarist.llm.model_http`), or h11 where httptools is not installed."""
+    if _best("httptools", "h11") == "h11":
+        return "h11"
+    from scenarist.llm.model_http import model_protocol
+
+    return model_protocol(server)
 
 
 def _best(fast: str, fallback: str) -> str:

@@ -16,7 +16,7 @@ import asyncio
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -142,7 +142,7 @@ class MockModelServer:
         """ASGI entry point. Model endpoints take a direct path (no router, no request
         object: they are the hot path); everything else goes through Starlette's router."""
         if scope["type"] == "http" and scope["method"] == "POST":
-            api = _MODEL_PATHS.get(scope["path"])
+            api = MODEL_PATHS.get(scope["path"])
             if api is not None:
                 response = await self._direct(api, scope, receive)
                 await response(scope, receive, send)
@@ -176,7 +176,7 @@ class MockModelServer:
         api: Api = "messages" if path.startswith("/v1/messages") else "chat"
         if path.startswith(GEMINI_PREFIXES) or ":" in path:
             api = "gemini"
-        allow = "POST" if path in _MODEL_PATHS or path == "/v1/messages/count_tokens" else None
+        allow = "POST" if path in MODEL_PATHS or path == "/v1/messages/count_tokens" else None
         if allow is None and isinstance(exc, HTTPException) and exc.status_code == 405:
             allow = (exc.headers or {}).get("Allow")
         if allow is not None:
@@ -185,9 +185,7 @@ class MockModelServer:
         return self._error(api, Rejection(404, f"no endpoint {method} {path}; {_SERVED}"))
 
     async def _direct(self, api: Api, scope: Scope, receive: Receive, route: str = "") -> ASGIApp:
-        # only the headers a model answer reads are decoded (agents send 13-21 headers)
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
-                   if k in _ANSWER_READS}
+        headers = answer_headers(scope["headers"])
         query = journal_query(scope.get("query_string", b"").decode("latin-1"))
         raw = await self._read(api, headers, receive)
         if isinstance(raw, Response):
@@ -384,9 +382,23 @@ class MockModelServer:
     ) -> ASGIApp:
         """Journal the request, answer it, and what sends the answer on its schedule."""
         if len(raw) <= OFF_LOOP_BYTES:  # the usual request: answered here, no coroutine more
-            entry, result = self.answer_now(api, headers, path, query, raw, route)
+            reply = self.respond(api, headers, path, query, raw, route)
         else:
             entry, result = await self.answer_request(api, headers, path, query, raw, route=route)
+            reply = self._reply_to(api, headers, raw, entry, result)
+        return reply.response() if isinstance(reply, Ready) else reply
+
+    def respond(self, api: Api, headers: Mapping[str, str], path: str, query: str, raw: bytes,
+                route: str = "") -> Ready | ASGIApp:
+        """Journal and answer a model request whose body is small enough for the loop's
+        thread (``len(raw) <= OFF_LOOP_BYTES``): :class:`Ready` bytes when all of the answer
+        is due now, else the ASGI callable that sends it (paced, faulted, proxied). The
+        HTTP protocol (:mod:`scenarist.llm.model_http`) writes a :class:`Ready` itself."""
+        entry, result = self.answer_now(api, headers, path, query, raw, route)
+        return self._reply_to(api, headers, raw, entry, result)
+
+    def _reply_to(self, api: Api, headers: Mapping[str, str], raw: bytes,
+                  entry: dict[str, Any], result: Rejection | Answer) -> Ready | ASGIApp:
         if self.options.on_miss is not None and isinstance(result, Rejection) and missed(result):
             entry.update(status=result.status, error=result.message, proxied=True)
             self.journal.settle(entry)
@@ -397,8 +409,7 @@ class MockModelServer:
             faulted = self.faulted(api, headers, entry, result)
             if faulted is not None:
                 return faulted
-        reply = self.reply(api, entry, result)
-        return reply.response() if isinstance(reply, Ready) else reply
+        return self.reply(api, entry, result)
 
     def faulted(self, api: Api, headers: Mapping[str, str], entry: dict[str, Any],
                 result: Answer) -> ASGIApp | None:
@@ -552,11 +563,17 @@ _SOCKET_PATHS = frozenset({"/v1/responses"})
 _ANSWER_READS = frozenset(
     name.encode("latin-1")
     for name in ("content-type", "content-length", CHAOS_HEADER, *ANSWER_HEADERS))
-_MODEL_PATHS: dict[str, Api] = {
+MODEL_PATHS: dict[str, Api] = {
     "/v1/chat/completions": "chat",
     "/v1/responses": "responses",
     "/v1/messages": "messages",
 }
+
+
+def answer_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The request headers a model answer reads, decoded (agents send 13-21 headers; the
+    rest are not decoded)."""
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in raw if k in _ANSWER_READS}
 
 
 def missed(result: Rejection) -> bool:
