@@ -272,7 +272,7 @@ def _miss_proxy(args: argparse.Namespace) -> MissHandler:
 def uvicorn_config(server: MockModelServer, **settings: Any) -> Any:
     """How ``scenarist llm`` serves ``server`` with uvicorn (``settings`` override; the
     tests serve it the same way): quiet, httptools with model requests answered in place,
-    uvloop where installed, WebSocket messages up to the body limit."""
+    uvloop where installed."""
     import uvicorn
 
     chosen: dict[str, Any] = {
@@ -282,7 +282,9 @@ def uvicorn_config(server: MockModelServer, **settings: Any) -> Any:
         "loop": _best("uvloop", "asyncio"),
         "timeout_graceful_shutdown": 2,
         "proxy_headers": False,
-        "ws_max_size": server.options.body_limit,  # a larger WebSocket message: closed, 1009
+        # a WebSocket message over --body-limit gets the app's 413 error event, then close
+        # 1009; one over twice the limit is closed (1009) by uvicorn before it is read whole
+        "ws_max_size": 2 * server.options.body_limit,
         "http": model_http_protocol(server),
         **WEBSOCKET_SETTINGS,
     }
