@@ -335,12 +335,15 @@ def turn_of(body):
         last = body["messages"][-1]["content"]
         return 2 if isinstance(last, list) and last[0].get("type") == "tool_result" else 1
     return 2 if body["input"][-1].get("type") == "function_call_output" else 1
+async def sse(events):  # async: Starlette would take a plain iterator's items in threads
+    for event in events:
+        yield event
 async def model(request):
     body = orjson.loads(await request.body())
     api = "messages" if request.url.path.startswith("/v1/messages") else "responses"
     name = f"{api}-{turn_of(body)}-{'stream' if body.get('stream') else 'json'}"
     if name.endswith("-stream"):
-        return StreamingResponse(iter(STREAMS[name]), media_type="text/event-stream")
+        return StreamingResponse(sse(STREAMS[name]), media_type="text/event-stream")
     return Response(CANNED[name], media_type="application/json")
 app = Starlette(routes=[Route(p, model, methods=["POST"]) for p in ("/v1/messages", "/v1/responses")])
 """
@@ -763,10 +766,14 @@ def main() -> int:
         (work / "aimock.json").write_text(json.dumps(aimock_fixtures()))
         (work / "floor.py").write_text(FLOOR)
         (work / "bare.py").write_text(BARE)
-        (work / "starlette.py").write_text(STARLETTE)
+        (work / "starlette_floor.py").write_text(STARLETTE)  # not starlette.py: the package
         with run_server(scenario) as server:
             capture_floor(work, server.port, streamed, plain)
-        ports = {name: free_port() for name in ("aimock", "floor", "starlette", "bare")}
+        ports: dict[str, int] = {}
+        for name in ("aimock", "floor", "starlette", "bare"):
+            while (port := free_port()) in ports.values():  # the kernel may give one twice
+                pass
+            ports[name] = port
         servers: dict[str, Callable[[], AbstractContextManager[tuple[int, int]]]] = {
             "aimock": lambda: pid_peer(
                 aimock_argv(ports["aimock"], work / "aimock.json", "--chunk-size", "16"),
@@ -779,7 +786,7 @@ def main() -> int:
                 ports["floor"],
             ),
             "starlette": lambda: pid_peer(
-                [PY, str(work / "starlette.py"), str(ports["starlette"]), str(work / "canned")],
+                [PY, str(work / "starlette_floor.py"), str(ports["starlette"]), str(work / "canned")],
                 ports["starlette"],
             ),
             "bare": lambda: pid_peer(
