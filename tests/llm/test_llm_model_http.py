@@ -9,6 +9,7 @@ and agent tests run over the same protocol (``serve`` and ``scenarist llm`` use 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections.abc import Iterator
@@ -23,14 +24,15 @@ from scenarist.llm.script import ModelTurn, Script, Segment, TimedText, ToolActi
 PROMPT = "list the project files"
 
 
-def _script(name: str, prompt: str, at_ms: int = 0) -> Script:
-    turn = ModelTurn(0, text=(TimedText(at_ms, "Listing the files."),),
+def _script(name: str, prompt: str, at_ms: int = 0, text: str = "Listing the files.") -> Script:
+    turn = ModelTurn(0, text=(TimedText(at_ms, text),),
                      actions=(ToolAction("runCmd", {"cmd": "ls -la"}),))
     return Script(name=name, prompt=prompt, segments=(Segment(prompt, (turn,)),),
                   api_style="anthropic")
 
 
-SCRIPTS = [_script("now", PROMPT), _script("paced", "show the paced answer", at_ms=30)]
+SCRIPTS = [_script("now", PROMPT), _script("paced", "show the paced answer", at_ms=30),
+           _script("other", "show the other answer", text="Otherwise")]
 
 
 def _body(path: str, prompt: str = PROMPT, stream: bool = False) -> bytes:
@@ -213,3 +215,32 @@ def test_an_answer_that_raises_is_a_500_and_the_server_goes_on(
         wire.send(_request("/v1/messages", _body("/v1/messages")))
         assert b"Listing" in wire.response()
     assert written == [200]
+
+
+def test_answers_written_together_reach_their_own_clients(serve: Any, written: list[int]) -> None:
+    """Answers of one turn of the loop go out together (``model_http.Writes``): 24 clients at
+    once, each asking four times for its own scenario's answer, each gets its own."""
+    served = serve(SCRIPTS)
+    prompts = {PROMPT: b"Listing", "show the other answer": b"Otherwise"}
+
+    async def client(k: int) -> list[bool]:
+        prompt, path = list(prompts)[k % 2], ("/v1/messages", "/v1/responses")[k // 2 % 2]
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        got = []
+        try:
+            for _ in range(4):
+                writer.write(_request(path, _body(path, prompt)))
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+                answer = await reader.readexactly(length)
+                found = tuple(text for text in prompts.values() if text in answer)
+                got.append(found == (prompts[prompt],))
+        finally:
+            writer.close()
+        return got
+
+    async def clients() -> list[list[bool]]:
+        return await asyncio.gather(*(client(k) for k in range(24)))
+
+    assert asyncio.run(clients()) == [[True] * 4] * 24
+    assert written == [200] * 96
