@@ -286,9 +286,8 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
             access_log=False, lifespan="off", http="httptools", loop="uvloop")
 """
 
-FLOOR = (
-    PEER_HEAD
-    + """
+#: what the two floors share: the canned streams as events, the turn read from the parsed body
+PEER_PICK = """
 def events(raw):
     return [e + b"\\n\\n" for e in raw.split(b"\\n\\n") if e]
 STREAMS = {k: events(v) for k, v in CANNED.items() if k.endswith("-stream")}
@@ -297,6 +296,12 @@ def turn_of(body):
         last = body["messages"][-1]["content"]
         return 2 if isinstance(last, list) and last[0].get("type") == "tool_result" else 1
     return 2 if body["input"][-1].get("type") == "function_call_output" else 1
+"""
+
+FLOOR = (
+    PEER_HEAD
+    + PEER_PICK
+    + """
 async def app(scope, receive, send):
     if scope["type"] != "http":
         return
@@ -323,18 +328,11 @@ async def app(scope, receive, send):
 #: behind Starlette's router, Request and Response (StreamingResponse: one message per event)
 STARLETTE = (
     PEER_HEAD
+    + PEER_PICK
     + """
 from starlette.applications import Starlette
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
-def events(raw):
-    return [e + b"\\n\\n" for e in raw.split(b"\\n\\n") if e]
-STREAMS = {k: events(v) for k, v in CANNED.items() if k.endswith("-stream")}
-def turn_of(body):
-    if "messages" in body:
-        last = body["messages"][-1]["content"]
-        return 2 if isinstance(last, list) and last[0].get("type") == "tool_result" else 1
-    return 2 if body["input"][-1].get("type") == "function_call_output" else 1
 async def sse(events):  # async: Starlette would take a plain iterator's items in threads
     for event in events:
         yield event
