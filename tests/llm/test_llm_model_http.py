@@ -244,3 +244,15 @@ def test_answers_written_together_reach_their_own_clients(serve: Any, written: l
 
     assert asyncio.run(clients()) == [[True] * 4] * 24
     assert written == [200] * 96
+
+
+def test_a_uvicorn_without_the_hooks_gets_plain_httptools(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scenarist.llm.cli import model_http_protocol
+    from scenarist.llm.server import MockModelServer
+
+    server = MockModelServer(SCRIPTS)
+    assert model_http.fits_uvicorn()
+    assert issubclass(model_http_protocol(server), model_http.ModelHttpProtocol)
+    monkeypatch.delattr(model_http.HttpToolsProtocol, "on_response_complete")
+    assert not model_http.fits_uvicorn()
+    assert model_http_protocol(server) == "httptools"

@@ -293,12 +293,15 @@ def uvicorn_config(server: MockModelServer, **settings: Any) -> Any:
 
 def model_http_protocol(server: MockModelServer) -> type[asyncio.Protocol] | str:
     """uvicorn's ``http`` setting: httptools with model requests answered in place
-    (:mod:`scenarist.llm.model_http`), or h11 where httptools is not installed."""
+    (:mod:`scenarist.llm.model_http`), plain httptools under a uvicorn whose protocol is not
+    the one that builds on, or h11 where httptools is not installed."""
     if _best("httptools", "h11") == "h11":
         return "h11"
-    from scenarist.llm.model_http import model_protocol
-
-    return model_protocol(server)
+    try:
+        from scenarist.llm.model_http import fits_uvicorn, model_protocol
+    except ImportError:
+        return "httptools"
+    return model_protocol(server) if fits_uvicorn() else "httptools"
 
 
 def _best(fast: str, fallback: str) -> str:

@@ -22,7 +22,8 @@ the request (its body already read).
 
 It relies on uvicorn's ``HttpToolsProtocol`` (pinned in ``requirements/``): its parser
 callbacks, ``cycle``, ``app`` and ``on_response_complete``; ``tests/llm/test_llm_model_http.py``
-holds it to the bytes the ASGI path sends.
+holds it to the bytes the ASGI path sends. Under a uvicorn without those hooks
+(:func:`fits_uvicorn`), ``scenarist llm`` serves with plain httptools.
 """
 
 from __future__ import annotations
@@ -197,6 +198,17 @@ class ModelHttpProtocol(HttpToolsProtocol):  # type: ignore[misc]  # uvicorn is 
             return b"%s%stransfer-encoding: chunked\r\n\r\n0\r\n\r\n" % (head, own)
         return b"%s%stransfer-encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (
             head, own, len(body), body)
+
+
+#: what of uvicorn's protocol this class builds on (besides ``cycle``, ``app``, ``flow``)
+_UVICORN_HOOKS = ("on_headers_complete", "on_body", "on_message_complete",
+                  "on_response_complete", "shutdown")
+
+
+def fits_uvicorn() -> bool:
+    """Whether the installed uvicorn's protocol has the hooks this builds on (the pinned
+    one does; another falls back to plain httptools, see :mod:`scenarist.llm.cli`)."""
+    return all(callable(getattr(HttpToolsProtocol, name, None)) for name in _UVICORN_HOOKS)
 
 
 def model_protocol(server: MockModelServer) -> type[ModelHttpProtocol]:
