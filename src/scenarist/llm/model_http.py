@@ -10,7 +10,8 @@ such a request's body itself and, when :meth:`MockModelServer.respond
 bytes, writes head and body in one piece, together with the other answers of the same turn
 of the loop (:class:`Writes`). On the agent-shaped benchmark
 (``bench/bench_llm_agent_traffic.py``, non-streamed, c=32) that took an answer from ~145 to
-~85 µs of server CPU: ~45 µs the cycle and the second write, ~15 µs the writes together.
+80–115 µs of server CPU (three runs): ~45 µs the cycle and the second write, ~15 µs the
+writes together.
 
 Everything else goes to uvicorn as before, and its answer is the same bytes but the
 ``date``: another method or path, a body without ``content-length`` or over
