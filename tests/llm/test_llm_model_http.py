@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -95,15 +94,6 @@ class Wire:
         self.sock.close()
 
 
-@contextmanager
-def _wire(port: int) -> Iterator[Wire]:
-    wire = Wire(port)
-    try:
-        yield wire
-    finally:
-        wire.close()
-
-
 @pytest.fixture
 def written(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The status of each answer the protocol wrote itself (not through uvicorn's cycle)."""
@@ -124,7 +114,7 @@ def test_an_answer_written_in_place_is_the_answer_uvicorn_sends(
         serve: Any, written: list[int], path: str, stream: bool) -> None:
     served = serve(SCRIPTS, wall=lambda: 1_700_000_000.0)
     body = _body(path, stream=stream)
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request(path, body))
         in_place = wire.response()
         wire.send(_request(path, body, chunked=True))  # no content-length: uvicorn's way
@@ -141,7 +131,7 @@ def test_requests_on_one_connection_are_answered_in_order(serve: Any, written: l
     among them: each answered, in the order sent."""
     served = serve(SCRIPTS)
     messages, responses = _body("/v1/messages"), _body("/v1/responses")
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         split = _request("/v1/responses", responses)
         for piece in (split[:40], split[40:90], split[90:]):
             wire.send(piece)
@@ -159,7 +149,7 @@ def test_requests_on_one_connection_are_answered_in_order(serve: Any, written: l
 
 def test_paced_answers_and_errors_go_through_uvicorn(serve: Any, written: list[int]) -> None:
     served = serve(SCRIPTS)
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/messages", _body("/v1/messages", "show the paced answer", True)))
         paced = wire.response()
         wire.send(_request("/v1/messages", _body("/v1/messages", "no scenario has this")))
@@ -177,20 +167,20 @@ def test_what_the_protocol_leaves_to_uvicorn_is_answered(serve: Any, written: li
     """``Expect: 100-continue``, ``Connection: close``, HTTP/1.0, a body over the limit."""
     served = serve(SCRIPTS)
     body = _body("/v1/messages")
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/messages", body, extra=b"expect: 100-continue\r\n"))
         assert wire.response() == b"HTTP/1.1 100 Continue\r\n\r\n"
         assert b"Listing" in wire.response()
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/messages", body, extra=b"connection: close\r\n"))
         assert b"Listing" in wire.response()
         assert wire.closed()
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/messages", body).replace(b"HTTP/1.1", b"HTTP/1.0", 1))
         assert b"Listing" in wire.response()
         assert wire.closed()
     small = serve(SCRIPTS, body_limit=64)
-    with _wire(small.port) as wire:
+    with closing(Wire(small.port)) as wire:
         wire.send(_request("/v1/messages", body))
         assert wire.response().startswith(b"HTTP/1.1 413 ")
     assert written == []
@@ -207,11 +197,11 @@ def test_an_answer_that_raises_is_a_500_and_the_server_goes_on(
         return respond(api, *args)
 
     monkeypatch.setattr(served.server, "respond", broken)
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/responses", _body("/v1/responses")))
         assert wire.response().startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
         assert wire.closed()
-    with _wire(served.port) as wire:
+    with closing(Wire(served.port)) as wire:
         wire.send(_request("/v1/messages", _body("/v1/messages")))
         assert b"Listing" in wire.response()
     assert written == [200]
